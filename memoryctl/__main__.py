@@ -1,0 +1,5 @@
+import sys
+
+from memoryctl.cli import main
+
+sys.exit(main())

@@ -1,0 +1,253 @@
+"""What a person (or a script) can do to a vault. The CLI, the TUI and the MCP server
+call these functions and hold no logic of their own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memoryctl import matching
+from memoryctl.memory import (
+    DEFAULT_NAMESPACE,
+    SOURCE_KINDS,
+    VISIBILITIES,
+    Anchor,
+    Memory,
+    iso,
+    new_id,
+    parse_moment,
+)
+from memoryctl.storage import gitrepo, notefile
+from memoryctl.storage.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT
+from memoryctl.storage.vault import Vault, VaultError
+
+VAULT_README = """\
+# Memory vault
+
+This folder is a memoryctl vault: each Markdown file with YAML frontmatter is one
+memory. Edit notes in any editor; memoryctl notices. Every change memoryctl makes is a
+git commit, so `git log` shows what changed and why.
+
+Settings live in `memoryctl.toml`. The search index lives outside this folder and can
+always be rebuilt with `memoryctl reindex --full`.
+"""
+VAULT_GITIGNORE = ".memoryctl/\n*.tmp\n.DS_Store\n"
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def init_vault(path: Path) -> list[str]:
+    """Make `path` a vault; return what was created. Existing files are kept as they are."""
+    path.mkdir(parents=True, exist_ok=True)
+    created: list[str] = []
+    new_repo = not gitrepo.is_repo(path)
+    if new_repo:
+        gitrepo.init(path)
+        created.append("git repository")
+    for name, text in (
+        (".gitignore", VAULT_GITIGNORE),
+        (CONFIG_NAME, DEFAULT_CONFIG_TEXT),
+        ("README.md", VAULT_README),
+    ):
+        target = path / name
+        if not target.exists():
+            target.write_text(text, encoding="utf-8")
+            created.append(name)
+    if new_repo:
+        gitrepo.commit(path, ["."], "Initialize memoryctl vault")
+    else:
+        files = [n for n in (".gitignore", CONFIG_NAME, "README.md") if n in created]
+        gitrepo.commit(path, files, "Add memoryctl vault settings")
+    return created
+
+
+def slug(text: str, limit: int = 60) -> str:
+    words = re.findall(r"[^\W_]+", text.casefold())
+    result = ""
+    for word in words:
+        if len(result) + len(word) + 1 > limit:
+            break
+        result = f"{result}-{word}" if result else word
+    return result or "memory"
+
+
+def title_for(body: str) -> str:
+    first = next((line.strip(" #") for line in body.splitlines() if line.strip()), "")
+    if len(first) <= 72:
+        return first or "Untitled"
+    cut = first[:72].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def parse_anchor(spec: str) -> Anchor:
+    path, _, symbol = spec.partition("#")
+    if not path.strip():
+        raise VaultError(f"anchor {spec!r} needs a path, as PATH or PATH#SYMBOL")
+    return Anchor(path=path.strip(), symbol=symbol.strip() or None)
+
+
+def parse_source(spec: str | None) -> dict[str, str] | None:
+    """`user`, `tool:pytest run`, `document:https://…`: a kind and an optional reference."""
+    if spec is None:
+        return None
+    kind, _, ref = spec.partition(":")
+    kind = kind.strip()
+    if kind not in SOURCE_KINDS:
+        raise VaultError(
+            f"source kind {kind!r} is not one of {', '.join(SOURCE_KINDS)} (as KIND or KIND:REF)"
+        )
+    return {"kind": kind, "ref": ref.strip()} if ref.strip() else {"kind": kind}
+
+
+@dataclass
+class NewMemory:
+    body: str
+    title: str | None = None
+    kind: str | None = None
+    pinned: bool = False
+    tags: Sequence[str] = ()
+    namespace: str = DEFAULT_NAMESPACE
+    visibility: str | None = None
+    source: str | None = None
+    source_ref: str | None = None
+    created: str | None = None
+    deprecates: Sequence[str] = ()
+    derived_from: Sequence[str] = ()
+    anchors: Sequence[str] = ()
+    subject: str | None = None
+    predicate: str | None = None
+    value: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def _fresh_id(vault: Vault) -> str:
+    while True:
+        candidate = new_id(secrets.randbits(50))
+        if not vault.index.resolve(candidate):
+            return candidate
+
+
+def frontmatter_for(vault: Vault, new: NewMemory, now: dt.datetime) -> dict[str, object]:
+    if not new.body.strip():
+        raise VaultError("a memory needs some text")
+    if new.visibility is not None and new.visibility not in VISIBILITIES:
+        raise VaultError(f"visibility must be one of {', '.join(VISIBILITIES)}")
+    for needle in new.deprecates:
+        problem = matching.check_needle(needle)
+        if problem:
+            raise VaultError(problem)
+    created = iso(now)
+    if new.created:
+        try:
+            created = parse_moment(new.created)
+        except ValueError:
+            raise VaultError(
+                f"--created {new.created!r} is not a date (use ISO 8601, like 2026-09-19T17:33:00Z)"
+            ) from None
+    data: dict[str, object] = {
+        "id": _fresh_id(vault),
+        "title": new.title or title_for(new.body),
+        "kind": new.kind or ("correction" if new.deprecates else "fact"),
+        "status": "active",
+    }
+    if new.pinned:
+        data["pinned"] = True
+        data["pin_order"] = _next_pin_order(vault)
+    data["created"] = created
+    data["updated"] = iso(now)
+    if new.tags:
+        data["tags"] = list(dict.fromkeys(new.tags))
+    data["namespace"] = new.namespace or DEFAULT_NAMESPACE
+    if new.visibility:
+        data["visibility"] = new.visibility
+    source = parse_source(new.source)
+    if source is not None:
+        if new.source_ref:
+            source["ref"] = new.source_ref
+        data["source"] = source
+    if new.deprecates:
+        data["deprecates"] = list(dict.fromkeys(new.deprecates))
+    if new.derived_from:
+        missing = [ref for ref in new.derived_from if not vault.index.resolve(ref)]
+        if missing:
+            raise VaultError(f"derived_from names no memory: {', '.join(missing)}")
+        data["derived_from"] = [vault.resolve(ref).id for ref in new.derived_from]
+    if new.anchors:
+        data["anchors"] = [parse_anchor(spec).as_dict() for spec in new.anchors]
+    for key in ("subject", "predicate", "value"):
+        if getattr(new, key):
+            data[key] = getattr(new, key)
+    data.update(new.extra)
+    return data
+
+
+def add_memory(
+    vault: Vault, new: NewMemory, *, now: dt.datetime | None = None, why: str | None = None
+) -> Memory:
+    moment = now or utcnow()
+    data = frontmatter_for(vault, new, moment)
+    note = notefile.new_note(data, new.body.strip("\n"))
+    folder = f"memories/{slug(str(data['namespace']), 40)}"
+    relpath = vault.free_path(folder, slug(str(data["title"])))
+    kind = "correction" if new.deprecates else "memory"
+    message = f"Add {kind}: {data['title']}" + (f"\n\n{why}" if why else "")
+    return vault.create(relpath, note, message)
+
+
+def _next_pin_order(vault: Vault) -> int:
+    orders = [m.pin_order for m in vault.index.pins() if m.pin_order is not None]
+    return int(max(orders, default=0)) + 1
+
+
+def set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
+    memory = vault.resolve(ref)
+    loaded = vault.load(memory)
+    if loaded.memory.pinned == pinned:
+        state = "pinned" if pinned else "not pinned"
+        raise VaultError(f"{memory.id} ({memory.title}) is already {state}")
+    if pinned:
+        changes: dict[str, object] = {"pinned": True, "pin_order": _next_pin_order(vault)}
+        message = f"Pin {memory.title}"
+    else:
+        changes = {"pinned": False, "pin_order": None}
+        message = f"Unpin {memory.title}"
+    return vault.write(loaded, changes, f"{message}\n\nmemory: {memory.id}")
+
+
+def reorder_pins(vault: Vault, ordered_ids: Sequence[str]) -> list[Memory]:
+    """Give pins the order of `ordered_ids` (1, 2, 3 …), in one commit."""
+    changed: list[str] = []
+    for position, mid in enumerate(ordered_ids, start=1):
+        memory = vault.resolve(mid)
+        if memory.pin_order == position:
+            continue
+        loaded = vault.load(memory)
+        note = loaded.note.with_changes({"pin_order": position})
+        vault.write_file(memory.path, note.to_bytes(), loaded.sha)
+        changed.append(memory.path)
+    if changed:
+        vault.index.sync_paths(changed)
+        vault.commit(changed, "Reorder pins")
+    return vault.index.pins()
+
+
+def record_external_edit(vault: Vault, memory: Memory, before_sha: str) -> Memory | None:
+    """After an editor closed: re-index the file and commit it if it changed."""
+    path = vault.root / memory.path
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise VaultError(f"{memory.path} was deleted in the editor") from None
+    if notefile.sha256(raw) == before_sha:
+        return None
+    vault.index.sync_paths([memory.path])
+    updated = vault.index.by_path(memory.path)
+    vault.commit([memory.path], f"Edit {memory.title}\n\nmemory: {memory.id}")
+    return updated

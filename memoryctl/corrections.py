@@ -1,0 +1,99 @@
+"""Which corrections a memory shows on its `now:` lines.
+
+A correction reaches every older memory that names one of its deprecated strings (the
+index keeps those pairs). When a correction is itself reached by a newer correction,
+the memory shows the newest one, the head of the chain. Chains are walked with a bound
+and a visited set, so hand-edited files that contradict each other can never loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
+
+from memoryctl.memory import Memory
+
+MAX_CHAIN = 32
+
+
+def heads(
+    memory_id: str,
+    reached_by: Mapping[str, Sequence[str]],
+    order: Callable[[str], object],
+    max_chain: int = MAX_CHAIN,
+) -> list[str]:
+    """The newest corrections at the ends of the chains that start at this memory.
+
+    `reached_by[x]` lists the corrections that reach x. Each head appears once, and
+    heads come oldest first (by `order`).
+    """
+    found: dict[str, None] = {}
+
+    def walk(correction: str, path: frozenset[str], depth: int) -> None:
+        newer = [c for c in reached_by.get(correction, ()) if c not in path]
+        if not newer or depth >= max_chain:
+            found[correction] = None
+            return
+        for successor in newer:
+            walk(successor, path | {successor}, depth + 1)
+
+    for correction in reached_by.get(memory_id, ()):
+        if correction != memory_id:
+            walk(correction, frozenset({memory_id, correction}), 1)
+    return sorted(found, key=order)
+
+
+class ReachSource(Protocol):
+    """What `now_lines` needs from an index (kept small so tests can pass a dict)."""
+
+    def corrections_reaching(self, mids: Iterable[str]) -> dict[str, list[str]]: ...
+
+    def get_many(self, mids: Iterable[str]) -> dict[str, Memory]: ...
+
+
+def reaching_graph(
+    source: ReachSource, memory_ids: Iterable[str]
+) -> tuple[dict[str, list[str]], dict[str, Memory]]:
+    """Load the part of the reach graph that chains from these memories can walk.
+
+    Only active corrections reach anything, and a pair the person detached is gone.
+    """
+    edges: dict[str, list[str]] = {}
+    corrections: dict[str, Memory] = {}
+    frontier = set(memory_ids)
+    seen: set[str] = set()
+    for _ in range(MAX_CHAIN + 1):
+        todo = frontier - seen
+        if not todo:
+            break
+        seen |= todo
+        found = source.corrections_reaching(todo)
+        new = {c for cs in found.values() for c in cs} - corrections.keys()
+        corrections.update(source.get_many(new))
+        for target, candidates in found.items():
+            edges[target] = [
+                c
+                for c in candidates
+                if c in corrections
+                and corrections[c].status == "active"
+                and target not in corrections[c].detached
+            ]
+        frontier = new
+    return edges, corrections
+
+
+def now_lines(source: ReachSource, memories: Sequence[Memory]) -> dict[str, list[Memory]]:
+    """For each memory, the corrections shown beneath it, oldest first."""
+    edges, corrections = reaching_graph(source, [m.id for m in memories])
+
+    def order(mid: str) -> tuple[str, str]:
+        return corrections[mid].order_key
+
+    return {m.id: [corrections[h] for h in heads(m.id, edges, order)] for m in memories}
+
+
+def render_with_now(memory: Memory, now: Sequence[Memory]) -> str:
+    """A memory as the agent sees it: its text, and a `now:` line per correction."""
+    lines = [f"- {memory.text}"]
+    lines += [f"    now: {correction.text}" for correction in now]
+    return "\n".join(lines)

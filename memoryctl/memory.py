@@ -1,0 +1,346 @@
+"""What a memory is: the typed view of one file's frontmatter and body.
+
+`memory_from_note` reads a frontmatter mapping leniently. A key with a wrong type or
+an unreadable date does not make the memory disappear: the memory keeps the default
+for that key and carries a problem that `doctor` and `list` report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("fact", "preference", "constraint", "plan", "event", "procedure", "summary", "correction")
+STATUSES = ("active", "needs_review", "retired")
+SOURCE_KINDS = ("user", "tool", "document", "inference")
+# From most public to most private; a profile sees its level and every level before it.
+VISIBILITIES = ("public", "shared", "private", "secret")
+DEFAULT_VISIBILITY = "private"
+DEFAULT_NAMESPACE = "default"
+
+_ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+@dataclass(frozen=True)
+class Anchor:
+    path: str
+    symbol: str | None = None
+    sha: str | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        data = {"path": self.path}
+        if self.symbol:
+            data["symbol"] = self.symbol
+        if self.sha:
+            data["sha"] = self.sha
+        return data
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    path: str
+    title: str
+    body: str = ""
+    kind: str = "fact"
+    status: str = "active"
+    pinned: bool = False
+    pin_order: float | None = None
+    created: str = ""
+    updated: str | None = None
+    valid_from: str | None = None
+    valid_until: str | None = None
+    checked: str | None = None
+    expires: str | None = None
+    tags: tuple[str, ...] = ()
+    namespace: str = DEFAULT_NAMESPACE
+    visibility: str = DEFAULT_VISIBILITY
+    source_kind: str | None = None
+    source_ref: str | None = None
+    confidence: float | None = None
+    deprecates: tuple[str, ...] = ()
+    detached: tuple[str, ...] = ()
+    derived_from: tuple[str, ...] = ()
+    retires: tuple[str, ...] = ()
+    anchors: tuple[Anchor, ...] = ()
+    subject: str | None = None
+    predicate: str | None = None
+    value: str | None = None
+    has_id: bool = True
+    problems: tuple[str, ...] = ()
+    broken: str | None = None
+
+    @property
+    def is_correction(self) -> bool:
+        return bool(self.deprecates)
+
+    @property
+    def order_key(self) -> tuple[str, str]:
+        """Older-to-newer order: by `created`, then by id when two share a time."""
+        return (self.created, self.id)
+
+    @property
+    def text(self) -> str:
+        """The memory as one line of context: the body, or the title when there is none."""
+        body = " ".join(self.body.split())
+        return body or self.title
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": self.path,
+            "title": self.title,
+            "kind": self.kind,
+            "status": self.status,
+            "pinned": self.pinned,
+            "pin_order": self.pin_order,
+            "created": self.created,
+            "updated": self.updated,
+            "valid_from": self.valid_from,
+            "valid_until": self.valid_until,
+            "checked": self.checked,
+            "expires": self.expires,
+            "tags": list(self.tags),
+            "namespace": self.namespace,
+            "visibility": self.visibility,
+            "source": {"kind": self.source_kind, "ref": self.source_ref},
+            "confidence": self.confidence,
+            "deprecates": list(self.deprecates),
+            "detached": list(self.detached),
+            "derived_from": list(self.derived_from),
+            "retires": list(self.retires),
+            "anchors": [a.as_dict() for a in self.anchors],
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "value": self.value,
+            "problems": list(self.problems),
+            "error": self.broken,
+            "body": self.body,
+        }
+
+
+def path_id(relpath: str) -> str:
+    """The identity of a file that has no `id` yet: stable while the file keeps its path."""
+    digest = hashlib.sha1(relpath.encode("utf-8")).digest()
+    return _encode(int.from_bytes(digest[:7], "big"), 10)
+
+
+def new_id(randbits: int) -> str:
+    return _encode(randbits, 10)
+
+
+def _encode(number: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        number, rest = divmod(number, 32)
+        chars.append(_ID_ALPHABET[rest])
+    return "".join(reversed(chars))
+
+
+# --- time ----------------------------------------------------------------------------
+
+
+def iso(moment: dt.datetime) -> str:
+    """The one text form of a moment that memoryctl writes and sorts: UTC, seconds, `Z`."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_moment(value: Any) -> str:
+    """A frontmatter date or datetime as memoryctl's ISO text; ValueError if it is neither.
+
+    A date alone means midnight UTC, and a time without a zone is read as UTC, so the
+    order of memories never depends on the machine's time zone.
+    """
+    if isinstance(value, dt.datetime):
+        return iso(value)
+    if isinstance(value, dt.date):
+        return iso(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC))
+    if isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return parse_moment(dt.date.fromisoformat(text))
+        try:
+            return iso(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
+        except ValueError:
+            pass
+    raise ValueError(f"invalid date {value!r}")
+
+
+# --- reading frontmatter ---------------------------------------------------------------
+
+
+def _string_list(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+        return tuple(str(v) for v in value if str(v).strip())
+    problems.append(f"{key}: must be a list of strings")
+    return ()
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, dt.date | dt.datetime):
+        return parse_moment(value)
+    return str(value)
+
+
+def _anchors(value: Any, problems: list[str]) -> tuple[Anchor, ...]:
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    anchors = []
+    for item in items:
+        if isinstance(item, str) and item.strip():
+            path, _, symbol = item.partition("#")
+            anchors.append(Anchor(path=path, symbol=symbol or None))
+        elif isinstance(item, dict) and isinstance(item.get("path"), str):
+            anchors.append(
+                Anchor(
+                    path=item["path"],
+                    symbol=_text(item.get("symbol")),
+                    sha=_text(item.get("sha")),
+                )
+            )
+        else:
+            problems.append("anchors: each anchor needs a path")
+    return tuple(anchors)
+
+
+def first_heading(body: str) -> str | None:
+    for line in body.splitlines():
+        match = re.match(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def title_from(relpath: str, body: str) -> str:
+    heading = first_heading(body)
+    if heading:
+        return heading
+    name = relpath.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def memory_from_note(
+    relpath: str, data: dict[str, Any], body: str, fallback_created: str
+) -> Memory:
+    """Read a frontmatter mapping and body into a Memory, collecting problems."""
+    problems: list[str] = []
+
+    def moment(key: str) -> str | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        try:
+            return parse_moment(value)
+        except ValueError:
+            problems.append(f"{key}: invalid date {str(value)!r}")
+            return None
+
+    raw_id = data.get("id")
+    has_id = isinstance(raw_id, str | int) and bool(str(raw_id).strip())
+    if raw_id is not None and not has_id:
+        problems.append("id: must be a non-empty string")
+    memory_id = str(raw_id).strip() if has_id else path_id(relpath)
+
+    status = str(data.get("status") or "active")
+    if status not in STATUSES:
+        problems.append(f"status: {status!r} is not one of {', '.join(STATUSES)}")
+        status = "active"
+
+    pinned_value = data.get("pinned", False)
+    pin_order = data.get("pin_order")
+    if isinstance(pinned_value, int | float) and not isinstance(pinned_value, bool):
+        pin_order, pinned_value = pinned_value, True
+    if not isinstance(pinned_value, bool):
+        problems.append("pinned: must be true or false")
+        pinned_value = False
+    if pin_order is not None and not isinstance(pin_order, int | float):
+        problems.append("pin_order: must be a number")
+        pin_order = None
+
+    source = data.get("source")
+    source_kind = source_ref = None
+    if isinstance(source, dict):
+        source_kind = _text(source.get("kind"))
+        source_ref = _text(source.get("ref"))
+    elif isinstance(source, str):
+        source_kind, _, ref = source.partition(":")
+        source_ref = ref.strip() or None
+        source_kind = source_kind.strip()
+    elif source is not None:
+        problems.append("source: must be a mapping with kind and ref")
+
+    confidence = data.get("confidence")
+    if confidence is not None and (
+        isinstance(confidence, bool) or not isinstance(confidence, int | float)
+    ):
+        problems.append("confidence: must be a number")
+        confidence = None
+
+    visibility = str(data.get("visibility") or DEFAULT_VISIBILITY)
+    if visibility not in VISIBILITIES:
+        problems.append(f"visibility: {visibility!r} is not one of {', '.join(VISIBILITIES)}")
+        visibility = VISIBILITIES[-1]
+
+    title = data.get("title")
+    title = str(title).strip() if title is not None and str(title).strip() else None
+    kind = str(data.get("kind") or "fact")
+    deprecates = _string_list(data.get("deprecates"), "deprecates", problems)
+    if deprecates and "kind" not in data:
+        kind = "correction"
+
+    return Memory(
+        id=memory_id,
+        path=relpath,
+        title=title or title_from(relpath, body),
+        body=body,
+        kind=kind,
+        status=status,
+        pinned=pinned_value,
+        pin_order=float(pin_order) if pin_order is not None else None,
+        created=moment("created") or fallback_created,
+        updated=moment("updated"),
+        valid_from=moment("valid_from"),
+        valid_until=moment("valid_until"),
+        checked=moment("checked"),
+        expires=moment("expires"),
+        tags=_string_list(data.get("tags"), "tags", problems),
+        namespace=str(data.get("namespace") or DEFAULT_NAMESPACE),
+        visibility=visibility,
+        source_kind=source_kind,
+        source_ref=source_ref,
+        confidence=float(confidence) if confidence is not None else None,
+        deprecates=deprecates,
+        detached=_string_list(data.get("detached"), "detached", problems),
+        derived_from=_string_list(data.get("derived_from"), "derived_from", problems),
+        retires=_string_list(data.get("retires"), "retires", problems),
+        anchors=_anchors(data.get("anchors"), problems),
+        subject=_text(data.get("subject")),
+        predicate=_text(data.get("predicate")),
+        value=_text(data.get("value")),
+        has_id=has_id,
+        problems=tuple(problems),
+    )
+
+
+def broken_memory(relpath: str, reason: str, fallback_created: str) -> Memory:
+    """A file that cannot be read as a memory still has a row, so it is never lost."""
+    return Memory(
+        id=path_id(relpath),
+        path=relpath,
+        title=title_from(relpath, ""),
+        created=fallback_created,
+        has_id=False,
+        broken=reason,
+    )

@@ -1,0 +1,100 @@
+"""Turning what a person types into an FTS5 query, and choosing how to rank it.
+
+BM25 is the ranking, with one measured exception. A term that most memories contain
+("the", or a project name in a project vault) carries almost no information, yet
+ranking every memory that contains it costs hundreds of milliseconds on a large vault.
+So the plan drops such terms when rarer ones remain, and when only common terms are
+left it matches them all and returns the most recently indexed memories first.
+
+Long messages (what a user says to an agent) are cut to their rarest terms, joined
+with OR: those carry the ranking, and their short posting lists keep the query fast.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memoryctl.matching import fold
+
+# A term in more than this share of memories is "common".
+COMMON_SHARE = 0.2
+# Most terms a message query keeps: enough to rank well, few enough to stay fast.
+MESSAGE_TERMS = 6
+MESSAGE_MIN_WORDS = 5
+
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each
+    few for from further had has have having he her here hers herself him himself his how
+    i if in into is it its itself just me more most my myself no nor not now of off on
+    once only or other our ours ourselves out over own same she should so some such than
+    that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves let lets please tell know think want need
+    also get got
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """Terms as the index's tokenizer sees them: letters and digits, folded, no accents."""
+    decomposed = unicodedata.normalize("NFD", fold(text))
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _TOKEN.findall(unicodedata.normalize("NFC", plain))
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def phrase(text: str) -> str | None:
+    """An FTS5 phrase that finds every memory that might contain this exact string."""
+    terms = tokens(text)
+    return _quote(" ".join(terms)) if terms else None
+
+
+def prefix_query(text: str) -> str | None:
+    """As-you-type filtering: every word must appear, the last one as a prefix."""
+    terms = tokens(text)
+    if not terms:
+        return None
+    parts = [_quote(t) for t in terms[:-1]] + [_quote(terms[-1]) + "*"]
+    return " AND ".join(parts)
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    match: str
+    by_recency: bool
+    terms: tuple[str, ...]
+
+
+def plan(
+    query: str, frequency: Callable[[Sequence[str]], dict[str, int]], total: int
+) -> QueryPlan | None:
+    """Decide the MATCH expression and the ranking for a search."""
+    terms = list(dict.fromkeys(tokens(query)))
+    if not terms:
+        return None
+    is_message = len(terms) >= MESSAGE_MIN_WORDS
+    content = [t for t in terms if t not in STOPWORDS] or terms
+    df = frequency(content)
+    present = [t for t in content if df.get(t, 0) > 0]
+    if not present:
+        return None
+    limit = max(1, int(total * COMMON_SHARE))
+    rare = sorted((t for t in present if df[t] <= limit), key=lambda t: (df[t], t))
+    if is_message:
+        if rare:
+            chosen = rare[:MESSAGE_TERMS]
+            return QueryPlan(" OR ".join(_quote(t) for t in chosen), False, tuple(chosen))
+        chosen = sorted(present, key=lambda t: (df[t], t))[:2]
+        return QueryPlan(" AND ".join(_quote(t) for t in chosen), True, tuple(chosen))
+    if rare:
+        return QueryPlan(" AND ".join(_quote(t) for t in rare), False, tuple(rare))
+    return QueryPlan(" AND ".join(_quote(t) for t in present), True, tuple(present))

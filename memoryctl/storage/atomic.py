@@ -1,0 +1,70 @@
+"""Writing files so that a crash or a concurrent edit never loses text."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+from memoryctl.storage.notefile import sha256
+
+
+class ChangedOnDisk(Exception):
+    """The file is not what memoryctl read, so writing would lose someone's edit."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(f"{path} {detail}; not overwritten. Read it again and retry.")
+        self.path = path
+
+
+def current_sha(path: Path) -> str | None:
+    try:
+        return sha256(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def write_atomic(path: Path, data: bytes, expected_sha: str | None) -> None:
+    """Replace `path` with `data` if it still holds the bytes with `expected_sha`.
+
+    `expected_sha=None` means the file must not exist yet. The new bytes go to a
+    temporary file in the same folder first, so the file is always whole: the old text
+    or the new, never half of each.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    mode = None
+    with contextlib.suppress(FileNotFoundError):
+        mode = path.stat().st_mode & 0o777
+    try:
+        with open(tmp, "xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        if expected_sha is None:
+            try:
+                os.link(tmp, path)  # fails, rather than clobbers, if the name was taken
+            except FileExistsError:
+                raise ChangedOnDisk(path, "appeared while memoryctl was writing it") from None
+            return
+        found = current_sha(path)
+        if found != expected_sha:
+            detail = "was deleted" if found is None else "changed on disk since memoryctl read it"
+            raise ChangedOnDisk(path, detail)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(tmp)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

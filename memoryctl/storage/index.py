@@ -1,0 +1,698 @@
+"""The SQLite index of a vault: memories, full-text search and correction reach.
+
+The vault is the source of truth and the index is a cache. `Index.open` rebuilds the
+index when it is missing, corrupt or from another schema version; `sync` brings it up
+to date incrementally: a file whose size and mtime are unchanged is skipped, a changed
+file is re-hashed and re-parsed, and deleted and renamed files are picked up (a rename
+keeps the memory, because a memory's identity is its `id`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import queue
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session, SQLModel, create_engine
+
+from memoryctl import matching, search_query
+from memoryctl.memory import Anchor, Memory, broken_memory, iso, memory_from_note
+from memoryctl.storage import notefile
+from memoryctl.storage.config import VaultConfig
+from memoryctl.storage.scan import FileStat, scan
+from memoryctl.storage.schema import FTS_DDL, SCHEMA_VERSION
+
+Progress = Callable[[int, int], None]
+
+# Past this many changed files, recomputing every correction's reach through the
+# full-text index is cheaper than testing each changed file against every string.
+_BULK_REACH = 2000
+_CHUNK = 500
+
+
+@dataclass
+class SyncReport:
+    scanned: int = 0
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def touched(self) -> int:
+        return self.added + self.changed + self.removed + self.renamed
+
+
+def _memory_doc(memory: Memory) -> str:
+    data = dataclasses.asdict(memory)
+    data.pop("body")
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def memory_from_doc(doc: str, body: str) -> Memory:
+    data = json.loads(doc)
+    for key in ("tags", "deprecates", "detached", "derived_from", "retires", "problems"):
+        data[key] = tuple(data[key])
+    data["anchors"] = tuple(Anchor(**a) for a in data["anchors"])
+    return Memory(body=body, **data)
+
+
+def _folded(memory: Memory) -> tuple[str, str]:
+    return matching.fold(memory.title), matching.fold(memory.body)
+
+
+def _read_memory(root: Path, stat: FileStat) -> tuple[Memory, str]:
+    """Read and parse one file; a broken file still yields a memory that names the reason."""
+    fallback = iso_from_ns(stat.mtime_ns)
+    if stat.size > notefile.MAX_FILE_BYTES:
+        return broken_memory(stat.relpath, "file is larger than 10 MB", fallback), ""
+    try:
+        raw = (root / stat.relpath).read_bytes()
+    except OSError as error:
+        return broken_memory(stat.relpath, f"cannot read: {error.strerror}", fallback), ""
+    sha = notefile.sha256(raw)
+    try:
+        note = notefile.parse_bytes(raw)
+    except notefile.NoteError as error:
+        return broken_memory(stat.relpath, str(error), fallback), sha
+    return memory_from_note(stat.relpath, note.data, note.body, fallback), sha
+
+
+def iso_from_ns(ns: int) -> str:
+    import datetime as dt
+
+    return iso(dt.datetime.fromtimestamp(ns / 1e9, tz=dt.UTC))
+
+
+class Index:
+    """One open index. Methods are safe to call from several threads."""
+
+    def __init__(self, db_path: Path, root: Path, config: VaultConfig) -> None:
+        self.db_path = db_path
+        self.root = root
+        self.config = config
+        self.notices: list[str] = []
+        self._lock = threading.RLock()
+        self._conn = self._connect()
+        self.engine = create_engine("sqlite://", creator=lambda: self._conn, poolclass=StaticPool)
+
+    # --- opening ------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, db_path: Path, root: Path, config: VaultConfig) -> Index:
+        """Open the index, rebuilding it when it is missing, corrupt or out of date."""
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        existed = db_path.exists()
+        reason = None
+        index: Index | None = None
+        try:
+            index = cls(db_path, root, config)
+            reason = index._why_stale() if existed else None
+        except sqlite3.DatabaseError as error:
+            reason = f"it could not be read ({error})"
+        if reason is not None:
+            if index is not None:
+                index.close()
+            _remove_db(db_path)
+            index = cls(db_path, root, config)
+            index.notices.append(f"The index was rebuilt from the vault because {reason}.")
+        assert index is not None
+        index._create_schema()
+        return index
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.db_path, check_same_thread=False, isolation_level=None, timeout=30
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA cache_size=-65536")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        return conn
+
+    def _why_stale(self) -> str | None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            return None
+        if version != SCHEMA_VERSION:
+            return f"it was made by another version of memoryctl (schema {version})"
+        row = self._conn.execute("SELECT value FROM meta WHERE key='unicode'").fetchone()
+        if row is None or row[0] != unicodedata.unidata_version:
+            return "Python's Unicode tables changed"
+        self._conn.execute("SELECT count(*) FROM notes").fetchone()
+        return None
+
+    def _create_schema(self) -> None:
+        with self._lock:
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return
+            SQLModel.metadata.create_all(self.engine)
+            for ddl in FTS_DDL:
+                self._conn.execute(ddl)
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('unicode', ?)",
+                (unicodedata.unidata_version,),
+            )
+            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self.engine.dispose()
+            self._conn.close()
+
+    def session(self) -> Session:
+        return Session(self.engine)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as error:
+                if isinstance(error, sqlite3.OperationalError) and "fts5" in str(error):
+                    raise
+                raise IndexCorrupt(str(error)) from error
+
+    # --- syncing ------------------------------------------------------------------
+
+    def sync(self, *, full: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the index up to date with the vault's files."""
+        started = time.perf_counter()
+        result = scan(self.root, self.config)
+        report = SyncReport(scanned=len(result.files), skipped=result.skipped)
+        known = {
+            path: (rowid, size, mtime, sha, mid)
+            for rowid, path, size, mtime, sha, mid in self.execute(
+                "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes"
+            )
+        }
+        todo: list[FileStat] = []
+        seen: set[str] = set()
+        for stat in result.files:
+            seen.add(stat.relpath)
+            old = known.get(stat.relpath)
+            if not full and old and old[1] == stat.size and old[2] == stat.mtime_ns:
+                report.unchanged += 1
+                continue
+            todo.append(stat)
+        gone = [path for path in known if path not in seen]
+        if todo or gone:
+            self._apply(todo, gone, known, report, progress)
+        report.problems = self.broken_files()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def sync_paths(self, relpaths: Iterable[str]) -> SyncReport:
+        """Re-read just these files (a watcher's batch, or a file memoryctl wrote)."""
+        started = time.perf_counter()
+        report = SyncReport()
+        todo: list[FileStat] = []
+        gone: list[str] = []
+        from memoryctl.storage.scan import is_memory_path
+
+        for relpath in sorted(set(relpaths)):
+            if not is_memory_path(relpath, self.config):
+                continue
+            path = self.root / relpath
+            try:
+                st = path.stat()
+            except OSError:
+                gone.append(relpath)
+                continue
+            todo.append(FileStat(relpath, st.st_size, st.st_mtime_ns))
+        report.scanned = len(todo)
+        if todo or gone:
+            placeholders = ",".join("?" * (len(todo) + len(gone)))
+            known = {
+                path: (rowid, size, mtime, sha, mid)
+                for rowid, path, size, mtime, sha, mid in self.execute(
+                    "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes "
+                    f"WHERE path IN ({placeholders})",
+                    [s.relpath for s in todo] + gone,
+                )
+            }
+            gone = [p for p in gone if p in known]
+            self._apply(todo, gone, known, report, None)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _parsed(self, stats: list[FileStat]) -> Iterator[list[tuple[FileStat, Memory, str]]]:
+        """Parse files on a second thread while the caller writes the previous chunk."""
+        chunks: queue.Queue = queue.Queue(maxsize=4)
+
+        def produce() -> None:
+            try:
+                for start in range(0, len(stats), _CHUNK):
+                    chunk = stats[start : start + _CHUNK]
+                    chunks.put([(s, *_read_memory(self.root, s)) for s in chunk])
+            except BaseException as error:  # handed to the consumer, never lost
+                chunks.put(error)
+            chunks.put(None)
+
+        if len(stats) <= _CHUNK:
+            yield [(s, *_read_memory(self.root, s)) for s in stats]
+            return
+        worker = threading.Thread(target=produce, name="memoryctl-parse", daemon=True)
+        worker.start()
+        while (item := chunks.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+        worker.join()
+
+    def _apply(
+        self,
+        todo: list[FileStat],
+        gone: list[str],
+        known: dict[str, tuple[int, int, int, str, str]],
+        report: SyncReport,
+        progress: Progress | None,
+    ) -> None:
+        total = len(todo)
+        done = 0
+        changed_rows: list[int] = []
+        gone_mids = {known[p][4]: p for p in gone}
+        with self._transaction() as conn:
+            for path in gone:
+                self._delete_row(conn, known[path][0])
+            for chunk in self._parsed(todo):
+                for stat, memory, sha in chunk:
+                    old = known.get(stat.relpath)
+                    if old is not None and old[3] == sha and sha:
+                        conn.execute(
+                            "UPDATE notes SET size=?, mtime_ns=? WHERE rowid=?",
+                            (stat.size, stat.mtime_ns, old[0]),
+                        )
+                        report.unchanged += 1
+                        continue
+                    if old is not None:
+                        self._delete_row(conn, old[0])
+                        report.changed += 1
+                    elif memory.id in gone_mids and memory.has_id:
+                        report.renamed += 1
+                        gone_mids.pop(memory.id)
+                    else:
+                        report.added += 1
+                    changed_rows.append(self._insert(conn, stat, memory, sha))
+                done += len(chunk)
+                if progress:
+                    progress(done, total)
+            report.removed = len(gone_mids)
+            self._update_reach(conn, changed_rows, bulk=len(changed_rows) > _BULK_REACH)
+
+    def _insert(self, conn: sqlite3.Connection, stat: FileStat, memory: Memory, sha: str) -> int:
+        cursor = conn.execute(
+            "INSERT INTO notes(mid, path, size, mtime_ns, sha, title, kind, status, pinned, "
+            "pin_order, created, namespace, visibility, subject, predicate, value, "
+            "is_correction, broken, problems, doc, body) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                memory.id,
+                stat.relpath,
+                stat.size,
+                stat.mtime_ns,
+                sha,
+                memory.title,
+                memory.kind,
+                memory.status,
+                memory.pinned,
+                memory.pin_order,
+                memory.created,
+                memory.namespace,
+                memory.visibility,
+                memory.subject,
+                memory.predicate,
+                memory.value,
+                memory.is_correction and memory.has_id,
+                memory.broken,
+                len(memory.problems),
+                _memory_doc(memory),
+                memory.body,
+            ),
+        )
+        rowid = cursor.lastrowid
+        assert rowid is not None
+        title, body = _folded(memory)
+        conn.execute(
+            "INSERT INTO note_fts(rowid, title, body) VALUES (?,?,?)", (rowid, title, body)
+        )
+        if memory.tags:
+            conn.executemany(
+                "INSERT OR IGNORE INTO tags(note, tag) VALUES (?,?)",
+                [(rowid, tag) for tag in memory.tags],
+            )
+        if memory.derived_from:
+            conn.executemany(
+                "INSERT OR IGNORE INTO derivations(note, source) VALUES (?,?)",
+                [(rowid, source) for source in memory.derived_from],
+            )
+        # A correction with no id cannot be referred to, so it reaches nothing.
+        if memory.deprecates and memory.has_id:
+            conn.executemany(
+                "INSERT OR IGNORE INTO deprecations(note, needle) VALUES (?,?)",
+                [(rowid, n) for n in memory.deprecates if matching.check_needle(n) is None],
+            )
+        return rowid
+
+    def _delete_row(self, conn: sqlite3.Connection, rowid: int) -> None:
+        row = conn.execute("SELECT title, body FROM notes WHERE rowid=?", (rowid,)).fetchone()
+        if row is None:
+            return
+        conn.execute(
+            "INSERT INTO note_fts(note_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
+            (rowid, matching.fold(row[0]), matching.fold(row[1])),
+        )
+        for table, column in (
+            ("tags", "note"),
+            ("derivations", "note"),
+            ("deprecations", "note"),
+            ("reach", "correction"),
+            ("reach", "target"),
+        ):
+            conn.execute(f"DELETE FROM {table} WHERE {column}=?", (rowid,))
+        conn.execute("DELETE FROM notes WHERE rowid=?", (rowid,))
+
+    # --- correction reach -----------------------------------------------------------
+
+    def _update_reach(self, conn: sqlite3.Connection, rows: list[int], *, bulk: bool) -> None:
+        """Recompute reach for changed rows: as corrections, and as possible targets."""
+        if bulk:
+            conn.execute("DELETE FROM reach")
+            corrections = [r for (r,) in conn.execute("SELECT DISTINCT note FROM deprecations")]
+            for rowid in corrections:
+                self._reach_of_correction(conn, rowid)
+            return
+        for rowid in rows:
+            if conn.execute("SELECT 1 FROM deprecations WHERE note=?", (rowid,)).fetchone():
+                self._reach_of_correction(conn, rowid)
+        needles = conn.execute(
+            "SELECT d.note, d.needle, n.created, n.mid FROM deprecations d "
+            "JOIN notes n ON n.rowid = d.note"
+        ).fetchall()
+        if not needles or not rows:
+            return
+        for rowid in rows:
+            target = conn.execute(
+                "SELECT title, body, created, mid FROM notes WHERE rowid=?", (rowid,)
+            ).fetchone()
+            text = matching.fold(target[0] + "\n" + target[1])
+            for correction, needle, created, mid in needles:
+                if correction == rowid:
+                    continue
+                if (target[2], target[3]) < (created, mid) and matching.matches(text, needle):
+                    conn.execute(
+                        "INSERT OR IGNORE INTO reach(correction, target, needle) VALUES (?,?,?)",
+                        (correction, rowid, needle),
+                    )
+
+    def _reach_of_correction(self, conn: sqlite3.Connection, rowid: int) -> None:
+        conn.execute("DELETE FROM reach WHERE correction=?", (rowid,))
+        created, mid = conn.execute(
+            "SELECT created, mid FROM notes WHERE rowid=?", (rowid,)
+        ).fetchone()
+        for (needle,) in conn.execute(
+            "SELECT needle FROM deprecations WHERE note=?", (rowid,)
+        ).fetchall():
+            for target in self._matching_rows(conn, needle, created, mid):
+                if target != rowid:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO reach(correction, target, needle) VALUES (?,?,?)",
+                        (rowid, target, needle),
+                    )
+
+    def _matching_rows(
+        self, conn: sqlite3.Connection, needle: str, before_created: str, before_mid: str
+    ) -> list[int]:
+        """Rows older than (created, mid) whose title or body names the needle."""
+        phrase = search_query.phrase(needle)
+        if phrase:
+            candidates = conn.execute(
+                "SELECT n.rowid, n.title, n.body FROM note_fts f JOIN notes n ON n.rowid = f.rowid "
+                "WHERE note_fts MATCH ? AND (n.created < ? OR (n.created = ? AND n.mid < ?))",
+                (phrase, before_created, before_created, before_mid),
+            )
+        else:
+            candidates = conn.execute(
+                "SELECT rowid, title, body FROM notes "
+                "WHERE created < ? OR (created = ? AND mid < ?)",
+                (before_created, before_created, before_mid),
+            )
+        pattern = matching.pattern(needle)
+        return [
+            rowid
+            for rowid, title, body in candidates
+            if pattern.search(matching.fold(title + "\n" + body))
+        ]
+
+    def count_matching(self, needle: str, before: tuple[str, str] | None = None) -> list[int]:
+        """The rows a correction made now (or at `before`) would reach with this string."""
+        created, mid = before or ("9999-12-31T23:59:59Z", "")
+        with self._lock:
+            return self._matching_rows(self._conn, needle, created, mid)
+
+    # --- reading --------------------------------------------------------------------
+
+    def _memories(self, sql: str, params: Sequence[object] = ()) -> list[Memory]:
+        return [memory_from_doc(doc, body) for doc, body in self.execute(sql, params)]
+
+    def get(self, mid: str) -> Memory | None:
+        found = self._memories(
+            "SELECT doc, body FROM notes WHERE mid=? ORDER BY path LIMIT 1", (mid,)
+        )
+        return found[0] if found else None
+
+    def get_many(self, mids: Iterable[str]) -> dict[str, Memory]:
+        mids = list(dict.fromkeys(mids))
+        result: dict[str, Memory] = {}
+        for start in range(0, len(mids), 500):
+            part = mids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for memory in self._memories(
+                f"SELECT doc, body FROM notes WHERE mid IN ({marks}) ORDER BY path DESC", part
+            ):
+                result[memory.id] = memory
+        return result
+
+    def by_rowids(self, rowids: Sequence[int]) -> list[Memory]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        rows = self.execute(f"SELECT rowid, doc, body FROM notes WHERE rowid IN ({marks})", rowids)
+        by_id = {rowid: memory_from_doc(doc, body) for rowid, doc, body in rows}
+        return [by_id[r] for r in rowids if r in by_id]
+
+    def by_path(self, relpath: str) -> Memory | None:
+        found = self._memories("SELECT doc, body FROM notes WHERE path=?", (relpath,))
+        return found[0] if found else None
+
+    def resolve(self, ref: str) -> list[Memory]:
+        """Memories whose id is `ref`, or starts with it, or whose path is `ref`."""
+        exact = self._memories("SELECT doc, body FROM notes WHERE mid=? ORDER BY path", (ref,))
+        if exact:
+            return exact
+        by_path = self.by_path(ref)
+        if by_path:
+            return [by_path]
+        escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE mid LIKE ? ESCAPE '\\' ORDER BY mid LIMIT 20",
+            (escaped + "%",),
+        )
+
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        kind: str | None = None,
+        pinned: bool | None = None,
+        namespace: str | None = None,
+        tag: str | None = None,
+        text: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+        order: str = "created DESC, mid",
+    ) -> list[Memory]:
+        where, params = self._filters(status, kind, pinned, namespace, tag, text)
+        sql = f"SELECT doc, body FROM notes{where} ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [limit, offset]
+        return self._memories(sql, params)
+
+    def count(self, **filters: object) -> int:
+        where, params = self._filters(**filters)  # type: ignore[arg-type]
+        return self.execute(f"SELECT count(*) FROM notes{where}", params)[0][0]
+
+    def _filters(
+        self,
+        status: str | None = None,
+        kind: str | None = None,
+        pinned: bool | None = None,
+        namespace: str | None = None,
+        tag: str | None = None,
+        text: str | None = None,
+    ) -> tuple[str, list[object]]:
+        clauses: list[str] = []
+        params: list[object] = []
+        for column, value in (("status", status), ("kind", kind), ("namespace", namespace)):
+            if value is not None:
+                clauses.append(f"{column}=?")
+                params.append(value)
+        if pinned is not None:
+            clauses.append("pinned=?")
+            params.append(pinned)
+        if tag is not None:
+            clauses.append("rowid IN (SELECT note FROM tags WHERE tag=?)")
+            params.append(tag)
+        if text:
+            match = search_query.prefix_query(text)
+            if match:
+                clauses.append("rowid IN (SELECT rowid FROM note_fts WHERE note_fts MATCH ?)")
+                params.append(match)
+        return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+    def pins(self) -> list[Memory]:
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE pinned AND broken IS NULL "
+            "ORDER BY pin_order IS NULL, pin_order, created, mid"
+        )
+
+    def search_rows(
+        self, query: str, *, limit: int = 20, statuses: Sequence[str] | None = ("active",)
+    ) -> list[int]:
+        """Rowids of the best matches for a query, best first."""
+        plan = search_query.plan(query, self._document_frequency, self._note_count())
+        if plan is None:
+            return []
+        status_clause = ""
+        params: list[object] = [plan.match]
+        if statuses is not None:
+            status_clause = f" AND n.status IN ({','.join('?' * len(statuses))})"
+            params += list(statuses)
+        params.append(limit)
+        order = "f.rowid DESC" if plan.by_recency else "bm25(note_fts, 4.0, 1.0)"
+        sql = (
+            "SELECT f.rowid FROM note_fts f JOIN notes n ON n.rowid = f.rowid "
+            f"WHERE note_fts MATCH ? AND n.broken IS NULL{status_clause} ORDER BY {order} LIMIT ?"
+        )
+        return [rowid for (rowid,) in self.execute(sql, params)]
+
+    def search(self, query: str, *, limit: int = 20, include_retired: bool = False) -> list[Memory]:
+        statuses = None if include_retired else ("active",)
+        return self.by_rowids(self.search_rows(query, limit=limit, statuses=statuses))
+
+    def _note_count(self) -> int:
+        return self.execute("SELECT count(*) FROM notes")[0][0]
+
+    def _document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        rows = self.execute(f"SELECT term, doc FROM note_vocab WHERE term IN ({marks})", terms)
+        found = dict(rows)
+        return {term: found.get(term, 0) for term in terms}
+
+    # --- corrections --------------------------------------------------------------------
+
+    def reach_of(self, mid: str) -> list[tuple[Memory, str]]:
+        """Every memory this correction reaches now, with the string it names."""
+        rows = self.execute(
+            "SELECT t.doc, t.body, r.needle FROM reach r JOIN notes c ON c.rowid = r.correction "
+            "JOIN notes t ON t.rowid = r.target WHERE c.mid = ? ORDER BY t.created, t.mid",
+            (mid,),
+        )
+        return [(memory_from_doc(doc, body), needle) for doc, body, needle in rows]
+
+    def reach_edges(self, target_mids: Iterable[str] | None = None) -> list[tuple[str, str]]:
+        """(correction id, target id) pairs, for the targets given or for all."""
+        sql = (
+            "SELECT DISTINCT c.mid, t.mid FROM reach r JOIN notes c ON c.rowid = r.correction "
+            "JOIN notes t ON t.rowid = r.target"
+        )
+        if target_mids is None:
+            return [tuple(r) for r in self.execute(sql)]  # type: ignore[misc]
+        mids = list(target_mids)
+        if not mids:
+            return []
+        marks = ",".join("?" * len(mids))
+        return [tuple(r) for r in self.execute(sql + f" WHERE t.mid IN ({marks})", mids)]  # type: ignore[misc]
+
+    def corrections_reaching(self, mids: Iterable[str]) -> dict[str, list[str]]:
+        edges: dict[str, list[str]] = {}
+        for correction, target in self.reach_edges(mids):
+            edges.setdefault(target, []).append(correction)
+        return edges
+
+    # --- health ---------------------------------------------------------------------------
+
+    def broken_files(self) -> list[tuple[str, str]]:
+        return [
+            (path, reason)
+            for path, reason in self.execute(
+                "SELECT path, broken FROM notes WHERE broken IS NOT NULL ORDER BY path"
+            )
+        ]
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(path, problem) for every broken file and every key that could not be read."""
+        found = self.broken_files()
+        for doc, path in self.execute("SELECT doc, path FROM notes WHERE problems > 0"):
+            found += [(path, p) for p in json.loads(doc)["problems"]]
+        return sorted(found)
+
+    def without_id(self) -> list[Memory]:
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE broken IS NULL AND doc LIKE '%\"has_id\":false%'"
+        )
+
+    def duplicate_ids(self) -> dict[str, list[str]]:
+        rows = self.execute(
+            "SELECT mid, path FROM notes WHERE mid IN "
+            "(SELECT mid FROM notes WHERE broken IS NULL GROUP BY mid HAVING count(*) > 1) "
+            "ORDER BY mid, path"
+        )
+        dupes: dict[str, list[str]] = {}
+        for mid, path in rows:
+            dupes.setdefault(mid, []).append(path)
+        return dupes
+
+    def size_bytes(self) -> int:
+        return sum(
+            os.path.getsize(p)
+            for p in (self.db_path, Path(f"{self.db_path}-wal"))
+            if os.path.exists(p)
+        )
+
+
+class IndexCorrupt(Exception):
+    pass
+
+
+def _remove_db(db_path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{db_path}{suffix}")

@@ -1,0 +1,206 @@
+"""One memory file as bytes: read it, and change single keys without touching the rest.
+
+A file that memoryctl did not change stays identical to the byte. When memoryctl does
+change a file it edits only the frontmatter keys it means to change: every other key,
+comment and blank line keeps its text and its place, the body keeps its bytes, and the
+file keeps its BOM and its line endings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from memoryctl.storage import yamlsubset
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+BOM = "\ufeff"
+_FENCE = re.compile(r"---[ \t]*")
+_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+_TOP_KEY = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s#\-?:][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]|$)""")
+
+
+class NoteError(Exception):
+    """A file cannot be read as a memory; the message says why."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class NoteFile:
+    """The parts of a memory file, kept as text so unchanged parts are written back as-is."""
+
+    bom: bool
+    newline: str
+    has_frontmatter: bool
+    open_fence: str = ""
+    segments: list[tuple[str | None, str]] = field(default_factory=list)
+    close_fence: str = ""
+    body: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_text(self) -> str:
+        head = ""
+        if self.has_frontmatter:
+            head = self.open_fence + "".join(text for _, text in self.segments) + self.close_fence
+        return (BOM if self.bom else "") + head + self.body
+
+    def to_bytes(self) -> bytes:
+        return self.to_text().encode("utf-8")
+
+    def keys(self) -> list[str]:
+        return [key for key, _ in self.segments if key is not None]
+
+    def with_changes(self, changes: dict[str, Any], body: str | None = None) -> NoteFile:
+        """A copy with these keys set (None removes a key) and, optionally, a new body.
+
+        Keys that exist are rewritten where they stand; new keys go at the end, in the
+        order given. Nothing else in the file changes.
+        """
+        nl = self.newline
+        segments = list(self.segments)
+        for key, value in changes.items():
+            index = next((i for i, (k, _) in enumerate(segments) if k == key), None)
+            if value is None:
+                if index is not None:
+                    del segments[index]
+                continue
+            text = yamlsubset.dump_item(key, value, nl)
+            if index is None:
+                if segments and not segments[-1][1].endswith(("\n", "\r")):
+                    last_key, last_text = segments[-1]
+                    segments[-1] = (last_key, last_text + nl)
+                segments.append((key, text))
+            else:
+                segments[index] = (key, text + _trailing_blank_lines(segments[index][1], nl))
+        new_body = self.body if body is None else _with_newlines(body, nl)
+        note = NoteFile(
+            bom=self.bom,
+            newline=nl,
+            has_frontmatter=True,
+            open_fence=self.open_fence or "---" + nl,
+            segments=segments,
+            close_fence=self.close_fence or "---" + nl,
+            body=new_body,
+        )
+        # Read the result back: a write must never produce a file we cannot read.
+        reread = parse_text(note.to_text())
+        note.data = reread.data
+        return note
+
+
+def _trailing_blank_lines(text: str, nl: str) -> str:
+    """Keep the blank lines that separated a rewritten key from the next one."""
+    lines = text.splitlines(keepends=True)
+    blanks = 0
+    for line in reversed(lines):
+        if line.strip():
+            break
+        blanks += 1
+    return nl * blanks
+
+
+def _with_newlines(text: str, nl: str) -> str:
+    normalized = text.replace("\r\n", "\n")
+    return normalized.replace("\n", nl) if nl != "\n" else normalized
+
+
+def _split_segments(fm_text: str) -> list[tuple[str | None, str]]:
+    """Split frontmatter text into top-level keys, each with all of its lines."""
+    segments: list[tuple[str | None, str]] = []
+    for line in fm_text.splitlines(keepends=True):
+        match = _TOP_KEY.match(line)
+        if match and not line[0].isspace():
+            key = line.split(":", 1)[0].strip().strip("\"'")
+            segments.append((key, line))
+        elif segments:
+            key, text = segments[-1]
+            segments[-1] = (key, text + line)
+        else:
+            segments.append((None, line))
+    return segments
+
+
+def decode(raw: bytes) -> str:
+    if len(raw) > MAX_FILE_BYTES:
+        raise NoteError(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+    if not raw.strip():
+        raise NoteError("file is empty")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise NoteError(f"not valid UTF-8 (byte {error.start})") from None
+
+
+def parse_text(text: str) -> NoteFile:
+    """Split a memory's text into its parts and read its frontmatter.
+
+    Raises NoteError with a reason a person can act on.
+    """
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    newline = "\r\n" if "\r\n" in text[:4096] else "\n"
+    lines = text.splitlines(keepends=True)
+    if not lines or not _FENCE.fullmatch(lines[0].rstrip("\r\n")):
+        return NoteFile(bom=bom, newline=newline, has_frontmatter=False, body=text)
+    for end in range(1, len(lines)):
+        if _CLOSE.fullmatch(lines[end].rstrip("\r\n")):
+            break
+    else:
+        raise NoteError("frontmatter has no closing '---' line")
+    fm_text = "".join(lines[1:end])
+    try:
+        data = yamlsubset.load(fm_text)
+    except yaml.YAMLError as error:
+        raise NoteError(f"malformed YAML frontmatter: {_yaml_reason(error)}") from None
+    except ValueError as error:
+        raise NoteError(f"malformed YAML frontmatter: {error}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise NoteError(f"frontmatter is not a mapping (it is a {_yaml_type(data)})")
+    return NoteFile(
+        bom=bom,
+        newline=newline,
+        has_frontmatter=True,
+        open_fence=lines[0],
+        segments=_split_segments(fm_text),
+        close_fence=lines[end],
+        body="".join(lines[end + 1 :]),
+        data={str(k): v for k, v in data.items()},
+    )
+
+
+def parse_bytes(raw: bytes) -> NoteFile:
+    return parse_text(decode(raw))
+
+
+def _yaml_reason(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    if mark is not None:
+        # +2: the opening fence is line 1 of the file, and marks count from 0.
+        return f"{problem} at line {mark.line + 2}"
+    return problem
+
+
+def _yaml_type(data: object) -> str:
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(data), type(data).__name__
+    )
+
+
+def new_note(data: dict[str, Any], body: str) -> NoteFile:
+    """A fresh file with this frontmatter, in memoryctl's own layout."""
+    text = "---\n" + "".join(yamlsubset.dump_item(k, v) for k, v in data.items()) + "---\n"
+    body = body.replace("\r\n", "\n")
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return parse_text(text + "\n" + body if body else text)

@@ -1,0 +1,80 @@
+"""Find the memory files in a vault: every `.md` file that is not ignored."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoryctl.storage.config import ALWAYS_IGNORED_DIRS, VaultConfig
+
+
+@dataclass(frozen=True)
+class FileStat:
+    relpath: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class ScanResult:
+    files: list[FileStat]
+    skipped: list[tuple[str, str]]
+
+
+def is_memory_path(relpath: str, config: VaultConfig) -> bool:
+    parts = relpath.split("/")
+    if any(part in ALWAYS_IGNORED_DIRS or part.startswith(".") for part in parts[:-1]):
+        return False
+    return relpath.lower().endswith(".md") and not config.is_ignored(relpath)
+
+
+def _inside(root: Path, path: str) -> bool:
+    try:
+        Path(os.path.realpath(path)).relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def scan(root: Path, config: VaultConfig) -> ScanResult:
+    """Stat every memory file under root. Symlinks that lead outside the vault are skipped."""
+    real_root = Path(os.path.realpath(root))
+    files: list[FileStat] = []
+    skipped: list[tuple[str, str]] = []
+    stack = [""]
+    while stack:
+        prefix = stack.pop()
+        folder = os.path.join(root, prefix) if prefix else str(root)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as error:
+            skipped.append((prefix or ".", f"cannot read folder: {error.strerror}"))
+            continue
+        for entry in entries:
+            relpath = f"{prefix}{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in ALWAYS_IGNORED_DIRS or entry.name.startswith("."):
+                    continue
+                if not config.is_ignored(relpath + "/"):
+                    stack.append(relpath + "/")
+                continue
+            if not is_memory_path(relpath, config):
+                continue
+            if entry.is_symlink():
+                if not _inside(real_root, entry.path):
+                    skipped.append((relpath, "symlink points outside the vault; not followed"))
+                    continue
+                if not entry.is_file():
+                    skipped.append((relpath, "symlink does not point to a file"))
+                    continue
+            elif not entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                stat = entry.stat()
+            except OSError as error:
+                skipped.append((relpath, f"cannot read: {error.strerror}"))
+                continue
+            files.append(FileStat(relpath, stat.st_size, stat.st_mtime_ns))
+    files.sort(key=lambda f: f.relpath)
+    return ScanResult(files, skipped)

@@ -1,0 +1,83 @@
+"""The index's tables. The index is a cache: every row can be rebuilt from the vault."""
+
+from __future__ import annotations
+
+from sqlmodel import Field, SQLModel
+
+# Bump when a table, a column or the meaning of a stored value changes: an index with
+# another version is rebuilt from the vault.
+SCHEMA_VERSION = 3
+
+
+class NoteRow(SQLModel, table=True):
+    __tablename__ = "notes"
+
+    rowid: int | None = Field(default=None, primary_key=True)
+    mid: str = Field(index=True)
+    path: str = Field(unique=True)
+    size: int
+    mtime_ns: int
+    sha: str
+    title: str
+    kind: str = Field(index=True)
+    status: str = Field(index=True)
+    pinned: bool = Field(index=True)
+    pin_order: float | None = None
+    created: str = Field(index=True)
+    namespace: str = Field(index=True)
+    visibility: str
+    subject: str | None = Field(default=None, index=True)
+    predicate: str | None = None
+    value: str | None = None
+    is_correction: bool = False
+    broken: str | None = None
+    problems: int = 0
+    doc: str
+    body: str
+
+
+class TagRow(SQLModel, table=True):
+    __tablename__ = "tags"
+
+    note: int = Field(primary_key=True, foreign_key="notes.rowid")
+    tag: str = Field(primary_key=True, index=True)
+
+
+class DeprecationRow(SQLModel, table=True):
+    """One deprecated string of one correction."""
+
+    __tablename__ = "deprecations"
+
+    note: int = Field(primary_key=True, foreign_key="notes.rowid")
+    needle: str = Field(primary_key=True)
+
+
+class ReachRow(SQLModel, table=True):
+    """A correction reaches a target: the target is older and names a deprecated string."""
+
+    __tablename__ = "reach"
+
+    correction: int = Field(primary_key=True, foreign_key="notes.rowid")
+    target: int = Field(primary_key=True, foreign_key="notes.rowid", index=True)
+    needle: str
+
+
+class DerivationRow(SQLModel, table=True):
+    __tablename__ = "derivations"
+
+    note: int = Field(primary_key=True, foreign_key="notes.rowid")
+    source: str = Field(primary_key=True, index=True)
+
+
+class MetaRow(SQLModel, table=True):
+    __tablename__ = "meta"
+
+    key: str = Field(primary_key=True)
+    value: str
+
+
+FTS_DDL = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5("
+    "title, body, content='', tokenize='unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS note_vocab USING fts5vocab(note_fts, 'row')",
+)

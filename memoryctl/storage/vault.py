@@ -1,0 +1,186 @@
+"""A vault on disk: its folder, settings, index and git repository, and safe writes.
+
+Every change memoryctl makes to a memory goes through `Vault.write`: read the file,
+change only what was asked, write it atomically if nobody changed it meanwhile,
+re-index that file, and commit it with a message that says what and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from memoryctl.memory import Memory
+from memoryctl.storage import gitrepo, notefile
+from memoryctl.storage.atomic import ChangedOnDisk, write_atomic
+from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
+from memoryctl.storage.index import Index, SyncReport
+
+INDEX_FILE = "index.sqlite3"
+
+
+class VaultError(Exception):
+    """A problem the user can fix; the message says how."""
+
+
+def index_path(root: Path) -> Path:
+    """Where a vault's index lives: a cache folder outside the vault, keyed by its path."""
+    base = os.environ.get("MEMORYCTL_CACHE_DIR") or platformdirs.user_cache_dir("memoryctl")
+    real = os.path.realpath(root)
+    key = hashlib.sha256(real.encode("utf-8")).hexdigest()[:16]
+    return Path(base) / "vaults" / f"{Path(real).name}-{key}" / INDEX_FILE
+
+
+def is_vault(path: Path) -> bool:
+    return (path / CONFIG_NAME).is_file()
+
+
+@dataclass
+class Loaded:
+    """A memory's file as memoryctl read it: what to change, and what to check before."""
+
+    memory: Memory
+    note: notefile.NoteFile
+    sha: str
+
+
+class Vault:
+    def __init__(self, root: Path, *, db_path: Path | None = None) -> None:
+        if not root.is_dir():
+            raise VaultError(f"{root} is not a folder")
+        self.root = root.resolve()
+        self.config: VaultConfig = load_config(self.root)
+        self.db_path = db_path or index_path(self.root)
+        self._index: Index | None = None
+        self.last_sync: SyncReport | None = None
+
+    @property
+    def index(self) -> Index:
+        """The index, opened and brought up to date on first use."""
+        if self._index is None:
+            self._index = Index.open(self.db_path, self.root, self.config)
+            self.last_sync = self._index.sync()
+        return self._index
+
+    @property
+    def notices(self) -> list[str]:
+        return self._index.notices if self._index else []
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    @property
+    def is_git(self) -> bool:
+        return gitrepo.is_repo(self.root)
+
+    # --- reading ------------------------------------------------------------------
+
+    def resolve(self, ref: str) -> Memory:
+        """The one memory an id, an id prefix or a path names; a clear error otherwise."""
+        found = self.index.resolve(ref)
+        if not found:
+            raise VaultError(f"no memory with id {ref!r}")
+        ids = {m.id for m in found}
+        if len(ids) > 1:
+            sample = ", ".join(sorted(ids)[:5])
+            raise VaultError(f"{ref!r} matches several memories ({sample}); give more of the id")
+        if len(found) > 1:
+            paths = ", ".join(m.path for m in found)
+            raise VaultError(f"id {ref!r} is used by several files ({paths}); run memoryctl doctor")
+        return found[0]
+
+    def load(self, memory: Memory) -> Loaded:
+        """Read a memory's file as it is now, ready to change."""
+        path = self.root / memory.path
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise VaultError(f"{memory.path} no longer exists") from None
+        try:
+            note = notefile.parse_bytes(raw)
+        except notefile.NoteError as error:
+            raise VaultError(f"cannot change {memory.path}: {error}; fix the file first") from None
+        from memoryctl.memory import memory_from_note
+
+        current = memory_from_note(memory.path, note.data, note.body, memory.created)
+        return Loaded(current, note, notefile.sha256(raw))
+
+    def read_text(self, memory: Memory) -> str:
+        raw = (self.root / memory.path).read_bytes()
+        return raw.decode("utf-8", errors="replace")
+
+    # --- writing ------------------------------------------------------------------
+
+    def write(
+        self,
+        loaded: Loaded,
+        changes: dict[str, Any],
+        message: str,
+        *,
+        body: str | None = None,
+        extra_paths: list[str] | None = None,
+    ) -> Memory:
+        """Change keys (and maybe the body) of one memory file, then index and commit it."""
+        if not loaded.memory.has_id and "id" not in changes:
+            # The first write gives a file its id: the one it has been known by.
+            changes = {"id": loaded.memory.id, **changes}
+        try:
+            note = loaded.note.with_changes(changes, body=body)
+        except notefile.NoteError as error:
+            raise VaultError(
+                f"the change would make {loaded.memory.path} unreadable: {error}"
+            ) from None
+        path = self.root / loaded.memory.path
+        try:
+            write_atomic(path, note.to_bytes(), loaded.sha)
+        except ChangedOnDisk as error:
+            raise VaultError(str(error)) from None
+        self.index.sync_paths([loaded.memory.path])
+        self.commit([loaded.memory.path, *(extra_paths or [])], message)
+        updated = self.index.by_path(loaded.memory.path)
+        assert updated is not None
+        return updated
+
+    def create(self, relpath: str, note: notefile.NoteFile, message: str) -> Memory:
+        path = self.root / relpath
+        try:
+            write_atomic(path, note.to_bytes(), None)
+        except ChangedOnDisk as error:
+            raise VaultError(str(error)) from None
+        self.index.sync_paths([relpath])
+        self.commit([relpath], message)
+        created = self.index.by_path(relpath)
+        assert created is not None
+        return created
+
+    def write_file(self, relpath: str, data: bytes, expected_sha: str | None) -> None:
+        """Write a non-memory file of the vault (a proposal, say) safely."""
+        try:
+            write_atomic(self.root / relpath, data, expected_sha)
+        except ChangedOnDisk as error:
+            raise VaultError(str(error)) from None
+
+    def commit(self, relpaths: list[str], message: str) -> str | None:
+        if not self.config.autocommit or not self.is_git:
+            return None
+        try:
+            return gitrepo.commit(self.root, relpaths, message)
+        except gitrepo.GitError as error:
+            self.index.notices.append(f"The change was saved but not committed: {error}")
+            return None
+
+    def free_path(self, folder: str, stem: str) -> str:
+        """A new file name under folder that no file uses yet."""
+        candidate = f"{folder}/{stem}.md"
+        number = 2
+        while (self.root / candidate).exists():
+            candidate = f"{folder}/{stem}-{number}.md"
+            number += 1
+        return candidate

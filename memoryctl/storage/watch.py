@@ -1,0 +1,38 @@
+"""Keeping the index current while files change (an editor, `git pull`, Obsidian)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+
+from memoryctl.storage.index import SyncReport
+from memoryctl.storage.scan import is_memory_path
+from memoryctl.storage.vault import Vault
+
+
+def relevant_paths(vault: Vault, changes: set[tuple[object, str]]) -> list[str]:
+    """The vault-relative memory paths in a batch of watchfiles changes."""
+    paths = []
+    for _, absolute in changes:
+        try:
+            relpath = os.path.relpath(absolute, vault.root).replace(os.sep, "/")
+        except ValueError:
+            continue
+        if not relpath.startswith("..") and is_memory_path(relpath, vault.config):
+            paths.append(relpath)
+    return sorted(set(paths))
+
+
+def watch_vault(
+    vault: Vault, stop: threading.Event | None = None, debounce_ms: int = 150
+) -> Iterator[tuple[SyncReport, list[str]]]:
+    """Re-index changed memory files as they change; yields each batch it handled."""
+    from watchfiles import watch  # deferred: only long-running commands need it
+
+    for changes in watch(
+        vault.root, stop_event=stop, debounce=debounce_ms, step=50, raise_interrupt=False
+    ):
+        paths = relevant_paths(vault, changes)
+        if paths:
+            yield vault.index.sync_paths(paths), paths

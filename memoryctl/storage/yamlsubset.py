@@ -1,0 +1,267 @@
+"""A fast reader and a careful writer for the small subset of YAML that frontmatter uses.
+
+Loading 100,000 frontmatters with libyaml takes over ten seconds, far more than the
+index's whole budget. Nearly every memory's frontmatter is flat: scalars, short lists,
+one nested mapping (`source`) and a list of small mappings (`anchors`). `load_fast`
+reads exactly that subset and returns `None` for anything else, so the caller falls
+back to PyYAML. It is conservative: whenever a scalar could mean something subtle in
+YAML 1.1 (octal, sexagesimal, merge keys, tags, anchors), it gives up rather than guess.
+
+`dump_item` writes values in the same subset, so files that memoryctl writes are
+always read back on the fast path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+import yaml
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_NULLS = {"", "~", "null", "Null", "NULL"}
+# A plain scalar may not start with a YAML indicator (or "-" followed by a space).
+_INDICATORS = set("?:,[]{}#&*!|>'\"%@` \t")
+_STR = "tag:yaml.org,2002:str"
+_resolver = yaml.resolver.Resolver()
+_CONSTRUCTORS = {
+    tag: yaml.constructor.SafeConstructor.yaml_constructors[tag]
+    for tag in (
+        "tag:yaml.org,2002:null",
+        "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:timestamp",
+    )
+}
+
+
+class Unsupported(Exception):
+    """The text uses YAML beyond the fast subset."""
+
+
+_constructor = yaml.constructor.SafeConstructor()
+
+
+def scalar(text: str) -> Any:
+    """Read one scalar as YAML 1.1 (PyYAML) would, or raise Unsupported."""
+    if text in _NULLS:
+        return None
+    first = text[0]
+    if first == '"':
+        if len(text) < 2 or not text.endswith('"'):
+            raise Unsupported(text)
+        inner = text[1:-1]
+        if "\\" in inner:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise Unsupported(text) from None
+            return value
+        if '"' in inner:
+            raise Unsupported(text)
+        return inner
+    if first == "'":
+        if len(text) < 2 or not text.endswith("'"):
+            raise Unsupported(text)
+        inner = text[1:-1]
+        if "'" in inner.replace("''", ""):
+            raise Unsupported(text)
+        return inner.replace("''", "'")
+    if first in _INDICATORS or (first == "-" and text[1:2] in ("", " ")):
+        raise Unsupported(text)
+    if ": " in text or " #" in text or text.endswith(":") or "\t" in text or text != text.strip():
+        raise Unsupported(text)
+    # The type of a plain scalar is PyYAML's own implicit-resolver decision, so the fast
+    # path can never read `012`, `1:30`, `1_000` or `.inf` differently from PyYAML.
+    tag = _resolver.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _STR:
+        return text
+    construct = _CONSTRUCTORS.get(tag)
+    if construct is None:
+        raise Unsupported(text)
+    try:
+        return construct(_constructor, yaml.ScalarNode(tag, text))
+    except ValueError:
+        raise Unsupported(text) from None
+
+
+def _flow_list(text: str) -> list[Any]:
+    inner = text[1:-1].strip()
+    if not inner:
+        return []
+    if any(c in inner for c in "[]{}'") or '"' in inner:
+        raise Unsupported(text)
+    return [scalar(item.strip()) for item in inner.split(",")]
+
+
+def _value(text: str) -> Any:
+    text = text.strip()
+    if text.startswith("["):
+        if not text.endswith("]"):
+            raise Unsupported(text)
+        return _flow_list(text)
+    if text.startswith("{"):
+        if text == "{}":
+            return {}
+        raise Unsupported(text)
+    return scalar(text)
+
+
+def _split_pair(line: str) -> tuple[str, str]:
+    key, sep, rest = line.partition(":")
+    if not sep or not _KEY.fullmatch(key) or (rest and rest[0] != " "):
+        raise Unsupported(line)
+    if _resolver.resolve(yaml.ScalarNode, key, (True, False)) != _STR:
+        raise Unsupported(line)  # YAML 1.1 reads keys like `on` or `null` as other types
+    return key, rest
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _block(lines: list[str]) -> Any:
+    """A nested block: a list of scalars, a list of flat mappings, or a flat mapping."""
+    if lines[0].lstrip(" ").startswith("-"):
+        return _block_list(lines)
+    base = _indent(lines[0])
+    result: dict[str, Any] = {}
+    for line in lines:
+        if _indent(line) != base:
+            raise Unsupported(line)
+        key, rest = _split_pair(line.strip())
+        if key in result or not rest.strip():
+            raise Unsupported(line)
+        result[key] = _value(rest)
+    return result
+
+
+def _block_list(lines: list[str]) -> list[Any]:
+    base = _indent(lines[0])
+    items: list[list[str]] = []
+    for line in lines:
+        indent = _indent(line)
+        stripped = line[indent:]
+        if indent == base and (stripped == "-" or stripped.startswith("- ")):
+            items.append([stripped[2:]])
+        elif indent > base + 1 and items:
+            items[-1].append(line)
+        else:
+            raise Unsupported(line)
+    result: list[Any] = []
+    for first, *more in items:
+        if not first.strip():
+            raise Unsupported(first)
+        if not more and not re.match(r"[A-Za-z_][A-Za-z0-9_-]*:( |$)", first):
+            result.append(_value(first))
+            continue
+        # A mapping item: "- key: v" then keys aligned under the first one.
+        column = base + 2
+        mapping_lines = [" " * column + first, *more]
+        mapping = _block(mapping_lines)
+        if not isinstance(mapping, dict):
+            raise Unsupported(first)
+        result.append(mapping)
+    return result
+
+
+def load_fast(text: str) -> dict[str, Any] | None:
+    """Read frontmatter text in the fast subset; None means: ask PyYAML."""
+    result: dict[str, Any] = {}
+    lines = text.splitlines()
+    i = 0
+    try:
+        while i < len(lines):
+            line = lines[i]
+            if not line.strip():
+                i += 1
+                continue
+            if line[0] in " #-\t":
+                return None
+            key, rest = _split_pair(line)
+            if key in result:
+                return None
+            i += 1
+            if rest.strip():
+                result[key] = _value(rest)
+                continue
+            block: list[str] = []
+            while i < len(lines) and lines[i][:1] in (" ", "-") and lines[i].strip():
+                block.append(lines[i])
+                i += 1
+            if i < len(lines) and lines[i].strip() and lines[i][:1] in (" ", "\t"):
+                return None
+            result[key] = _block(block) if block else None
+    except Unsupported:
+        return None
+    return result
+
+
+def load(text: str) -> Any:
+    """Read frontmatter: the fast subset when it applies, PyYAML otherwise."""
+    fast = load_fast(text)
+    if fast is not None:
+        return fast
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+def _is_plain(text: str) -> bool:
+    if not text or "\n" in text or "\r" in text or any(c in text for c in ",[]{}"):
+        return False
+    try:
+        return scalar(text) == text
+    except Unsupported:
+        return False
+
+
+def _flows(value: Any) -> bool:
+    """Can this list item be written inside a flow list `[a, b]`?"""
+    if isinstance(value, dict | list | tuple):
+        return False
+    return not isinstance(value, str) or _is_plain(value)
+
+
+def dump_scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    text = str(value)
+    if _is_plain(text):
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+def dump_item(key: str, value: Any, newline: str = "\n") -> str:
+    """One top-level key and its value, ending with a newline."""
+    if isinstance(value, dict):
+        if not value:
+            return f"{key}: {{}}{newline}"
+        lines = [f"{key}:"]
+        lines += [f"  {k}: {dump_scalar(v)}" for k, v in value.items()]
+        return newline.join(lines) + newline
+    if isinstance(value, list | tuple):
+        if not value:
+            return f"{key}: []{newline}"
+        if all(_flows(v) for v in value):
+            return f"{key}: [{', '.join(dump_scalar(v) for v in value)}]{newline}"
+        lines = [f"{key}:"]
+        for item in value:
+            if isinstance(item, dict) and item:
+                pairs = [f"{k}: {dump_scalar(v)}" for k, v in item.items()]
+                lines.append("  - " + pairs[0])
+                lines += ["    " + pair for pair in pairs[1:]]
+            else:
+                lines.append("  - " + dump_scalar(item))
+        return newline.join(lines) + newline
+    return f"{key}: {dump_scalar(value)}{newline}"
