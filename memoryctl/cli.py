@@ -115,6 +115,7 @@ def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start
 
     root = find_vault(args.vault)
     vault = Vault(root)
+    args.opened_vault = vault  # closed by main() when the command ends
     _ = vault.index
     for text in vault.notices:
         note(text)
@@ -356,6 +357,8 @@ def _print_memories(vault, memories: list[Memory], args: argparse.Namespace) -> 
         say(line_for(memory, memory.id in overtaken))
         if memory.broken:
             say(f"      error: {memory.path}: {memory.broken}")
+        for problem in memory.problems:
+            say(f"      problem: {memory.path}: {problem}")
     if not memories:
         note("No memories match.")
 
@@ -414,7 +417,10 @@ def cmd_reindex(args: argparse.Namespace) -> None:
     vault = _vault_without_sync(args)
     index = Index.open(vault.db_path, vault.root, vault.config)
     progress = _progress_printer() if sys.stderr.isatty() and not args.json else None
-    report = index.sync(full=args.full, progress=progress)
+    try:
+        report = index.sync(full=args.full, progress=progress)
+    finally:
+        index.close()
     for text in index.notices:
         note(text)
     data = {
@@ -526,14 +532,20 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--vault", metavar="PATH", help="the vault folder (default: see docs)")
-    common.add_argument("--json", action="store_true", help="print JSON")
+    def common_options(suppress: bool) -> argparse.ArgumentParser:
+        # Options a user may give before or after the command; on the command's own
+        # parser their defaults are suppressed so they never undo what came before it.
+        common = argparse.ArgumentParser(add_help=False)
+        default = {"default": argparse.SUPPRESS} if suppress else {}
+        common.add_argument("--vault", metavar="PATH", help="the vault folder", **default)
+        common.add_argument("--json", action="store_true", help="print JSON", **default)
+        return common
 
+    common = common_options(suppress=True)
     parser = Parser(
         prog="memoryctl",
         description="Keep an AI agent's memory correct. With no command, opens the TUI.",
-        parents=[common],
+        parents=[common_options(suppress=False)],
     )
     parser.add_argument("--version", action="version", version=f"memoryctl {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -614,7 +626,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version and usage errors
+        return int(exit_.code or 0)
     if args.command is None:
         args.func = cmd_tui
         args.path = None
@@ -635,6 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("MEMORYCTL_DEBUG"):
             raise
         return code
+    finally:
+        vault = getattr(args, "opened_vault", None)
+        if vault is not None:
+            vault.close()
     return 0
 
 

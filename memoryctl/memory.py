@@ -300,6 +300,7 @@ def memory_from_note(
     if deprecates and "kind" not in data:
         kind = "correction"
 
+    body = body.lstrip("\r\n")  # the blank line after the frontmatter is layout, not text
     return Memory(
         id=memory_id,
         path=relpath,

@@ -79,7 +79,12 @@ class NoteFile:
                 segments.append((key, text))
             else:
                 segments[index] = (key, text + _trailing_blank_lines(segments[index][1], nl))
-        new_body = self.body if body is None else _with_newlines(body, nl)
+        if body is None:
+            new_body = self.body
+        else:
+            # Keep the file's layout: the blank lines between the frontmatter and the text.
+            layout = self.body[: len(self.body) - len(self.body.lstrip("\r\n"))]
+            new_body = layout + _with_newlines(body.lstrip("\r\n"), nl)
         note = NoteFile(
             bom=self.bom,
             newline=nl,

@@ -85,6 +85,8 @@ def scalar(text: str) -> Any:
     try:
         return construct(_constructor, yaml.ScalarNode(tag, text))
     except ValueError:
+        if tag.endswith(":timestamp"):
+            return text  # as _Loader does: an impossible date stays text
         raise Unsupported(text) from None
 
 
@@ -205,7 +207,27 @@ def load(text: str) -> Any:
     fast = load_fast(text)
     if fast is not None:
         return fast
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return yaml.load(text, Loader=_Loader)
+
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML's safe loader, except that an impossible date stays text.
+
+    `created: 2026-13-45` then reaches the memory reader, which reports "invalid date"
+    for that one key instead of losing the whole frontmatter.
+    """
+
+    def construct_yaml_timestamp(self, node):  # type: ignore[no-untyped-def]
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
 
 
 # --- writing -----------------------------------------------------------------------

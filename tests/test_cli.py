@@ -1,0 +1,426 @@
+"""The CLI end to end on temporary vaults: what a person types, sees, and finds on disk."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memoryctl.storage import gitrepo
+
+REQUIRED_JSON_KEYS = {
+    "id",
+    "path",
+    "title",
+    "kind",
+    "status",
+    "pinned",
+    "created",
+    "updated",
+    "tags",
+    "namespace",
+    "deprecates",
+    "derived_from",
+    "anchors",
+    "body",
+}
+
+
+def git_log(root: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
+
+
+def git_status(root: Path) -> str:
+    return subprocess.run(
+        ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_init_creates_a_git_vault_with_settings_and_a_readme(tmp_path, cli):
+    result = cli("init", str(tmp_path / "v"))
+    assert result.code == 0, result.err
+    root = tmp_path / "v"
+    assert (root / ".git").is_dir()
+    assert (root / "memoryctl.toml").is_file()
+    assert (root / "README.md").is_file()
+    assert ".memoryctl/" in (root / ".gitignore").read_text()
+    assert git_log(root) == ["Initialize memoryctl vault"]
+    again = cli("init", str(root))
+    assert "already a vault" in again.out
+
+
+def test_add_prints_the_new_id_and_show_prints_it_back(vault_dir, cli):
+    result = cli(
+        "--vault", str(vault_dir), "add", "I prefer tabs over spaces", "--kind", "preference"
+    )
+    assert result.code == 0, result.err
+    memory_id = result.out.strip()
+    assert len(memory_id) == 10
+    shown = cli("--vault", str(vault_dir), "show", memory_id)
+    assert "- I prefer tabs over spaces" in shown.out
+    data = cli("--vault", str(vault_dir), "show", memory_id, "--json").json()
+    assert REQUIRED_JSON_KEYS <= data.keys()
+    assert data["kind"] == "preference"
+    assert data["now"] == []
+
+
+def test_add_reads_the_body_from_stdin_and_commits_with_a_message(vault_dir, cli):
+    result = cli(
+        "--vault", str(vault_dir), "add", "-", "--title", "Coffee", stdin="Black, no sugar.\n"
+    )
+    assert result.code == 0, result.err
+    assert git_log(vault_dir)[0] == "Add memory: Coffee"
+    assert git_status(vault_dir) == ""
+
+
+def test_add_back_dates_with_created_and_list_orders_newest_first(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    cli(*v, "add", "older fact", "--created", "2026-01-02")
+    cli(*v, "add", "newer fact", "--created", "2026-03-04T05:06:07Z")
+    listed = cli(*v, "list", "--json").json()
+    assert [m["body"].strip() for m in listed] == ["newer fact", "older fact"]
+    assert listed[1]["created"] == "2026-01-02T00:00:00Z"
+
+
+def test_add_with_every_option_writes_them_to_the_frontmatter(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    source_id = cli(*v, "add", "source note").out.strip()
+    result = cli(
+        *v,
+        "add",
+        "Release uses publish()",
+        "--title",
+        "Release",
+        "--tag",
+        "release",
+        "--tag",
+        "ci",
+        "--namespace",
+        "work",
+        "--visibility",
+        "shared",
+        "--source",
+        "tool:pytest run",
+        "--derived-from",
+        source_id,
+        "--anchor",
+        "src/release.py#publish",
+        "--subject",
+        "user",
+        "--predicate",
+        "likes",
+        "--value",
+        "mangoes",
+        "--pin",
+        "--json",
+    )
+    assert result.code == 0, result.err
+    data = result.json()
+    assert data["tags"] == ["release", "ci"]
+    assert data["namespace"] == "work"
+    assert data["visibility"] == "shared"
+    assert data["source"] == {"kind": "tool", "ref": "pytest run"}
+    assert data["derived_from"] == [source_id]
+    assert data["anchors"] == [{"path": "src/release.py", "symbol": "publish"}]
+    assert data["pinned"] is True
+    assert data["path"].startswith("memories/work/")
+    text = (vault_dir / data["path"]).read_text()
+    assert "predicate: likes" in text
+
+
+def test_search_finds_current_memories_and_all_includes_retired(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    keep = cli(*v, "add", "The staging database lives in Frankfurt").out.strip()
+    gone = cli(*v, "add", "The old staging database lived in Dublin").out.strip()
+    path = vault_dir / cli(*v, "show", gone, "--json").json()["path"]
+    path.write_text(path.read_text().replace("status: active", "status: retired"))
+    found = [m["id"] for m in cli(*v, "search", "staging database", "--json").json()]
+    assert found == [keep]
+    everything = {m["id"] for m in cli(*v, "search", "staging database", "--all", "--json").json()}
+    assert everything == {keep, gone}
+
+
+def test_pin_and_unpin_change_one_key_and_commit(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    memory_id = cli(*v, "add", "Never push to main").out.strip()
+    assert cli(*v, "pin", memory_id).code == 0
+    assert [m["id"] for m in cli(*v, "list", "--pinned", "--json").json()] == [memory_id]
+    assert git_log(vault_dir)[0] == "Pin Never push to main"
+    again = cli(*v, "pin", memory_id)
+    assert again.code == 1 and "already pinned" in again.err
+    assert cli(*v, "unpin", memory_id).code == 0
+    assert cli(*v, "list", "--pinned", "--json").json() == []
+
+
+def test_edit_opens_the_editor_and_commits_the_change(vault_dir, cli, tmp_path, monkeypatch):
+    v = ("--vault", str(vault_dir))
+    memory_id = cli(*v, "add", "first draft").out.strip()
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys\np = sys.argv[1]\nt = open(p).read().replace('first draft', 'second draft')\n"
+        "open(p, 'w').write(t)\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    result = cli(*v, "edit", memory_id)
+    assert result.code == 0, result.err
+    assert "second draft" in cli(*v, "show", memory_id).out
+    assert git_log(vault_dir)[0].startswith("Edit ")
+
+
+def test_exit_codes_usage_is_2_user_error_is_1_with_one_line(vault_dir, cli):
+    assert cli("frobnicate").code == 2
+    result = cli("--vault", str(vault_dir), "show", "nosuchid")
+    assert result.code == 1
+    assert result.err.strip().count("\n") == 0
+    assert "no memory with id 'nosuchid'" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_no_vault_anywhere_is_a_clear_error(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("list")
+    assert result.code == 1
+    assert "no vault here" in result.err
+
+
+def test_vault_resolution_order(tmp_path, cli, monkeypatch, isolated_env):
+    first = tmp_path / "first"
+    second = tmp_path / "second"
+    third = tmp_path / "third"
+    for path in (first, second, third):
+        cli("init", str(path))
+        cli("--vault", str(path), "add", f"lives in {path.name}")
+    config = isolated_env / "config" / "memoryctl" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'vault = "{third}"\n')
+    monkeypatch.chdir(tmp_path)
+
+    def where(*extra: str) -> str:
+        return cli(*extra, "list", "--json").json()[0]["body"].strip()
+
+    assert where() == "lives in third"
+    monkeypatch.setenv("MEMORYCTL_VAULT", str(second))
+    assert where() == "lives in second"
+    assert where("--vault", str(first)) == "lives in first"
+
+
+def test_the_current_folder_is_used_when_it_is_a_vault(vault_dir, cli, monkeypatch):
+    cli("--vault", str(vault_dir), "add", "here")
+    monkeypatch.chdir(vault_dir)
+    assert cli("list", "--json").json()[0]["body"].strip() == "here"
+
+
+BAD_FILES = {
+    "bad-yaml.md": (b"---\ntitle: [unclosed\n---\nbody\n", "malformed YAML"),
+    "not-mapping.md": (b"---\n- a\n- b\n---\nbody\n", "not a mapping"),
+    "bad-date.md": (b"---\nid: baddate001\ncreated: 2026-13-45\n---\nbody\n", "invalid date"),
+    "latin1.md": ("---\ntitle: caf\xe9\n---\n".encode("latin-1"), "not valid UTF-8"),
+    "empty.md": (b"", "file is empty"),
+    "no-close.md": (b"---\ntitle: x\nbody without a closing fence\n", "no closing"),
+}
+
+
+def test_malformed_files_are_reported_with_path_and_reason_and_never_touched(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    cli(*v, "add", "a good memory")
+    for name, (raw, _) in BAD_FILES.items():
+        (vault_dir / name).write_bytes(raw)
+    big = vault_dir / "huge.md"
+    big.write_bytes(b"---\ntitle: big\n---\n" + b"x" * (10 * 1024 * 1024 + 1))
+    before = {name: (vault_dir / name).read_bytes() for name in BAD_FILES}
+
+    listed = cli(*v, "list")
+    assert listed.code == 0
+    assert "a good memory" in listed.out
+    for name, (_, reason) in BAD_FILES.items():
+        assert name in listed.out
+    doctor = cli(*v, "doctor")
+    assert doctor.code == 1
+    for name, (_, reason) in BAD_FILES.items():
+        line = next(line for line in doctor.out.splitlines() if f": {name}:" in line)
+        assert reason in line, line
+    assert "huge.md: file is larger than 10 MB" in doctor.out
+    assert {name: (vault_dir / name).read_bytes() for name in BAD_FILES} == before
+    assert big.stat().st_size == 10 * 1024 * 1024 + 1 + len(b"---\ntitle: big\n---\n")
+
+
+def test_a_malformed_file_cannot_be_changed_until_fixed(vault_dir, cli):
+    (vault_dir / "bad.md").write_bytes(b"---\ntitle: [unclosed\n---\nbody\n")
+    memory_id = cli("--vault", str(vault_dir), "list", "--json").json()[0]["id"]
+    result = cli("--vault", str(vault_dir), "pin", memory_id)
+    assert result.code == 1
+    assert "bad.md" in result.err and "fix the file first" in result.err
+    assert (vault_dir / "bad.md").read_bytes() == b"---\ntitle: [unclosed\n---\nbody\n"
+
+
+def test_two_files_with_the_same_id_are_both_kept_and_reported(vault_dir, cli):
+    for name in ("one.md", "two.md"):
+        (vault_dir / name).write_text(f"---\nid: sameid0001\ntitle: {name}\n---\nbody\n")
+    listed = cli("--vault", str(vault_dir), "list", "--json").json()
+    assert sorted(m["path"] for m in listed) == ["one.md", "two.md"]
+    doctor = cli("--vault", str(vault_dir), "doctor")
+    assert "one.md: id sameid0001 is also used by two.md" in doctor.out
+    assert "two.md: id sameid0001 is also used by one.md" in doctor.out
+
+
+def test_symlinks_outside_the_vault_git_and_other_files_are_ignored(vault_dir, cli, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ntitle: secret outside\n---\nnot yours\n")
+    (vault_dir / "link.md").symlink_to(outside)
+    (vault_dir / "notes.txt").write_text("not markdown")
+    (vault_dir / ".git" / "stray.md").write_text("inside git")
+    listed = cli("--vault", str(vault_dir), "list", "--json").json()
+    assert listed == []
+    doctor = cli("--vault", str(vault_dir), "doctor")
+    assert "link.md: symlink points outside the vault" in doctor.out
+
+
+def test_crlf_and_bom_survive_a_pin(vault_dir, cli):
+    raw = "\ufeff---\r\nid: crlfnote01\r\ntitle: Windows note\r\n# a comment\r\nx-custom: keep\r\n---\r\nLine one\r\nLine two\r\n"
+    path = vault_dir / "win.md"
+    path.write_bytes(raw.encode("utf-8"))
+    assert cli("--vault", str(vault_dir), "pin", "crlfnote01").code == 0
+    after = path.read_bytes().decode("utf-8")
+    assert after.startswith("\ufeff---\r\n")
+    assert "\r\n" in after and "\n" not in after.replace("\r\n", "")
+    assert after.endswith("---\r\nLine one\r\nLine two\r\n")
+    assert "# a comment\r\nx-custom: keep\r\npinned: true\r\npin_order: 1\r\n" in after
+
+
+def test_a_file_without_frontmatter_is_a_memory_and_stays_byte_identical(vault_dir, cli):
+    path = vault_dir / "plain.md"
+    path.write_bytes(b"# Grocery list\n\nEggs, oat milk.\n")
+    listed = cli("--vault", str(vault_dir), "list", "--json").json()
+    assert listed[0]["title"] == "Grocery list"
+    assert path.read_bytes() == b"# Grocery list\n\nEggs, oat milk.\n"
+    memory_id = listed[0]["id"]
+    assert cli("--vault", str(vault_dir), "pin", memory_id).code == 0
+    text = path.read_text()
+    assert text.startswith(f"---\nid: {memory_id}\npinned: true\n")
+    assert text.endswith("# Grocery list\n\nEggs, oat milk.\n")
+    assert cli("--vault", str(vault_dir), "show", memory_id).code == 0
+
+
+def test_a_corrupt_index_is_rebuilt_and_the_user_is_told(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    cli(*v, "add", "survives")
+    from memoryctl.storage.vault import index_path
+
+    db = index_path(vault_dir)
+    db.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    result = cli(*v, "list", "--json")
+    assert result.code == 0
+    assert "rebuilt" in result.err
+    assert result.json()[0]["body"].strip() == "survives"
+
+
+def test_a_missing_index_is_built_on_the_next_command(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    cli(*v, "add", "still here")
+    from memoryctl.storage.vault import index_path
+
+    db = index_path(vault_dir)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    assert cli(*v, "list", "--json").json()[0]["body"].strip() == "still here"
+
+
+def test_reindex_full_reports_counts(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    cli(*v, "add", "one")
+    cli(*v, "add", "two")
+    data = cli(*v, "reindex", "--full", "--json").json()
+    assert data["scanned"] == 2
+    assert data["problems"] == []
+
+
+def test_edits_outside_memoryctl_are_left_for_the_user_to_commit(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    first = cli(*v, "add", "first").out.strip()
+    second = cli(*v, "add", "second").out.strip()
+    path = vault_dir / cli(*v, "show", first, "--json").json()["path"]
+    path.write_text(path.read_text() + "\nAn edit made in vim.\n")
+    cli(*v, "pin", second)
+    assert git_status(vault_dir).strip().endswith(path.name)
+    assert git_log(vault_dir)[0].startswith("Pin second")
+
+
+def test_autocommit_can_be_switched_off(vault_dir, cli):
+    config = vault_dir / "memoryctl.toml"
+    config.write_text(config.read_text().replace("autocommit = true", "autocommit = false"))
+    subprocess.run(["git", "commit", "-qam", "settings"], cwd=vault_dir, check=True)
+    cli("--vault", str(vault_dir), "add", "uncommitted")
+    assert git_log(vault_dir)[0] == "settings"
+    assert "memories/" in git_status(vault_dir)
+
+
+def test_history_follows_a_memory_across_a_rename(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    memory_id = cli(*v, "add", "Original text", "--title", "Renamed note").out.strip()
+    old = cli(*v, "show", memory_id, "--json").json()["path"]
+    subprocess.run(["git", "mv", old, "moved.md"], cwd=vault_dir, check=True)
+    subprocess.run(["git", "commit", "-qm", "Move note"], cwd=vault_dir, check=True)
+    cli(*v, "pin", memory_id)
+    history = cli(*v, "history", memory_id, "--json").json()
+    assert [c["subject"] for c in history] == [
+        "Pin Renamed note",
+        "Move note",
+        "Add memory: Renamed note",
+    ]
+    assert history[-1]["path"] == old
+    text = cli(*v, "history", memory_id).out
+    assert "+Original text" in text
+
+
+def test_history_in_a_folder_that_is_not_git_says_why(tmp_path, cli):
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "memoryctl.toml").write_text("")
+    (root / "a.md").write_text("---\nid: plainfold1\n---\nhello\n")
+    result = cli("--vault", str(root), "history", "plainfold1")
+    assert result.code == 1
+    assert "not a git repository" in result.err
+
+
+def test_the_installed_command_runs_as_a_separate_process(vault_dir):
+    env = {**os.environ}
+    result = subprocess.run(
+        [sys.executable, "-m", "memoryctl", "--vault", str(vault_dir), "add", "from a process"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.strip()) == 10
+    shown = subprocess.run(
+        [sys.executable, "-m", "memoryctl", "--vault", str(vault_dir), "show", "nope"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert shown.returncode == 1
+    assert shown.stderr.startswith("memoryctl: ")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["add", "--help"], ["--version"]])
+def test_help_and_version_exit_zero(cli, args):
+    result = cli(*args)
+    assert result.code == 0
+    assert "memoryctl" in result.out
+
+
+def test_git_commit_helper_commits_only_named_paths(vault_dir):
+    (vault_dir / "a.md").write_text("a")
+    (vault_dir / "b.md").write_text("b")
+    gitrepo.commit(vault_dir, ["a.md"], "just a")
+    assert "b.md" in git_status(vault_dir)
+    assert "a.md" not in git_status(vault_dir)

@@ -1,0 +1,133 @@
+"""The index follows the vault: edits, deletions and renames, without full rebuilds."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from memoryctl.storage.index import Index
+from memoryctl.storage.schema import SCHEMA_VERSION
+from memoryctl.storage.vault import Vault, index_path
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def note(mid: str, body: str, title: str | None = None) -> str:
+    return f"---\nid: {mid}\ntitle: {title or mid}\ncreated: 2026-01-01\n---\n{body}\n"
+
+
+def test_an_external_edit_is_picked_up_on_the_next_sync(vault_dir):
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "apples"))
+    vault = Vault(vault_dir)
+    assert [m.id for m in vault.index.search("apples")] == ["aaaaaaaaaa"]
+    path = vault_dir / "a.md"
+    write(path, note("aaaaaaaaaa", "bananas"))
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
+    report = vault.index.sync()
+    assert report.changed == 1 and report.unchanged == 0
+    assert vault.index.search("apples") == []
+    assert [m.id for m in vault.index.search("bananas")] == ["aaaaaaaaaa"]
+
+
+def test_unchanged_files_are_skipped_by_size_and_mtime(vault_dir):
+    for i in range(5):
+        write(vault_dir / f"n{i}.md", note(f"nnnnnnnnn{i}", f"body {i}"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    report = vault.index.sync()
+    assert report.unchanged == 5 and report.touched == 0
+
+
+def test_a_touched_but_identical_file_is_not_reindexed(vault_dir):
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "same"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    os.utime(vault_dir / "a.md", ns=(time.time_ns(), time.time_ns() + 10**9))
+    report = vault.index.sync()
+    assert report.changed == 0 and report.unchanged == 1
+
+
+def test_a_deleted_file_leaves_the_index(vault_dir):
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "apples"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    (vault_dir / "a.md").unlink()
+    report = vault.index.sync()
+    assert report.removed == 1
+    assert vault.index.get("aaaaaaaaaa") is None
+    assert vault.index.search("apples") == []
+
+
+def test_a_renamed_file_keeps_its_identity(vault_dir):
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "apples"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    (vault_dir / "sub").mkdir()
+    os.rename(vault_dir / "a.md", vault_dir / "sub" / "renamed.md")
+    report = vault.index.sync()
+    assert report.renamed == 1 and report.removed == 0 and report.added == 0
+    memory = vault.index.get("aaaaaaaaaa")
+    assert memory is not None and memory.path == "sub/renamed.md"
+
+
+def test_an_index_from_another_schema_version_is_rebuilt(vault_dir):
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "apples"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    vault.close()
+    db = index_path(vault_dir)
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION - 1}")
+    conn.close()
+    index = Index.open(db, vault_dir, vault.config)
+    assert any("another version" in n for n in index.notices)
+    index.sync()
+    assert index.get("aaaaaaaaaa") is not None
+    index.close()
+
+
+def test_sync_paths_handles_a_single_edit_without_scanning(vault_dir):
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "apples"))
+    write(vault_dir / "b.md", note("bbbbbbbbbb", "berries"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    write(vault_dir / "b.md", note("bbbbbbbbbb", "blueberries"))
+    report = vault.index.sync_paths(["b.md"])
+    assert report.scanned == 1 and report.changed == 1
+    assert [m.id for m in vault.index.search("blueberries")] == ["bbbbbbbbbb"]
+
+
+def test_the_watcher_reindexes_a_file_written_by_another_program(vault_dir):
+    from memoryctl.storage.watch import watch_vault
+
+    vault = Vault(vault_dir)
+    _ = vault.index
+    stop = threading.Event()
+    seen: list[list[str]] = []
+
+    def run() -> None:
+        for _, paths in watch_vault(vault, stop=stop, debounce_ms=50):
+            seen.append(paths)
+            stop.set()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    time.sleep(0.3)  # let the watcher register before the write
+    write(vault_dir / "new.md", note("newnewnew1", "written by an editor"))
+    worker.join(timeout=10)
+    stop.set()
+    assert seen and "new.md" in seen[0]
+    assert vault.index.get("newnewnew1") is not None
+
+
+def test_the_index_lives_outside_the_vault(vault_dir):
+    vault = Vault(vault_dir)
+    _ = vault.index
+    assert not str(vault.db_path).startswith(str(vault_dir))
+    assert vault.db_path.exists()
