@@ -28,18 +28,27 @@ def heads(
     heads come oldest first (by `order`).
     """
     found: dict[str, None] = {}
+    # The heads each correction leads to, worked out once: when every correction of a
+    # string names it, each newer one reaches all older ones, and walking every path
+    # instead of every correction takes 2**n steps. Newest first, so the depth bound
+    # only cuts chains that really are that long.
+    done: dict[str, tuple[str, ...]] = {}
 
-    def walk(correction: str, path: frozenset[str], depth: int) -> None:
+    def walk(correction: str, path: frozenset[str], depth: int) -> tuple[str, ...]:
+        if correction in done:
+            return done[correction]
         newer = [c for c in reached_by.get(correction, ()) if c not in path]
         if not newer or depth >= max_chain:
-            found[correction] = None
-            return
-        for successor in newer:
-            walk(successor, path | {successor}, depth + 1)
+            result: tuple[str, ...] = (correction,)
+        else:
+            newer.sort(key=order, reverse=True)
+            result = tuple(dict.fromkeys(h for s in newer for h in walk(s, path | {s}, depth + 1)))
+        done[correction] = result
+        return result
 
-    for correction in reached_by.get(memory_id, ()):
+    for correction in sorted(reached_by.get(memory_id, ()), key=order, reverse=True):
         if correction != memory_id:
-            walk(correction, frozenset({memory_id, correction}), 1)
+            found.update(dict.fromkeys(walk(correction, frozenset({memory_id, correction}), 1)))
     return sorted(found, key=order)
 
 

@@ -53,9 +53,17 @@ def _quote(term: str) -> str:
 
 
 def phrase(text: str) -> str | None:
-    """An FTS5 phrase that finds every memory that might contain this exact string."""
+    """An FTS5 phrase that finds every memory that might contain this exact string.
+
+    None when no phrase can promise that, so the caller scans instead. SQLite's
+    unicode61 tokenizer strips only Latin diacritics and keeps other combining marks
+    inside a term (Cyrillic й, Greek ί, Devanagari vowel signs), so outside ASCII its
+    terms can differ from `tokens` and a phrase would miss memories that name the string.
+    """
     terms = tokens(text)
-    return _quote(" ".join(terms)) if terms else None
+    if not terms or not all(term.isascii() for term in terms):
+        return None
+    return _quote(" ".join(terms))
 
 
 def prefix_query(text: str) -> str | None:

@@ -40,15 +40,20 @@ class NoteFile:
     newline: str
     has_frontmatter: bool
     open_fence: str = ""
-    segments: list[tuple[str | None, str]] = field(default_factory=list)
+    frontmatter: str = ""
     close_fence: str = ""
     body: str = ""
     data: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def segments(self) -> list[tuple[str | None, str]]:
+        """The frontmatter split by top-level key (worked out only when writing)."""
+        return _split_segments(self.frontmatter)
+
     def to_text(self) -> str:
         head = ""
         if self.has_frontmatter:
-            head = self.open_fence + "".join(text for _, text in self.segments) + self.close_fence
+            head = self.open_fence + self.frontmatter + self.close_fence
         return (BOM if self.bom else "") + head + self.body
 
     def to_bytes(self) -> bytes:
@@ -90,7 +95,7 @@ class NoteFile:
             newline=nl,
             has_frontmatter=True,
             open_fence=self.open_fence or "---" + nl,
-            segments=segments,
+            frontmatter="".join(text for _, text in segments),
             close_fence=self.close_fence or "---" + nl,
             body=new_body,
         )
@@ -176,7 +181,7 @@ def parse_text(text: str) -> NoteFile:
         newline=newline,
         has_frontmatter=True,
         open_fence=lines[0],
-        segments=_split_segments(fm_text),
+        frontmatter=fm_text,
         close_fence=lines[end],
         body="".join(lines[end + 1 :]),
         data={str(k): v for k, v in data.items()},

@@ -6,7 +6,7 @@ from sqlmodel import Field, SQLModel
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class NoteRow(SQLModel, table=True):

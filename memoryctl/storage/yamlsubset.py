@@ -15,17 +15,32 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from typing import Any
 
 import yaml
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# What PyYAML refuses to read (it takes printable text only) or reads as a line break
+# where str.splitlines does not agree: text with any of these is left to PyYAML.
+_NOT_FAST = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+# YAML separates tokens with spaces only; str.strip() would also eat tabs (an error in
+# YAML), NBSP and other Unicode spaces (text in YAML).
+_SPACE = " "
 _NULLS = {"", "~", "null", "Null", "NULL"}
 # A plain scalar may not start with a YAML indicator (or "-" followed by a space).
 _INDICATORS = set("?:,[]{}#&*!|>'\"%@` \t")
 _STR = "tag:yaml.org,2002:str"
 _resolver = yaml.resolver.Resolver()
+# The first characters that can start an implicitly typed scalar (None: any can).
+_RESOLVED_FIRST: frozenset[str] | None = (
+    None
+    if None in yaml.resolver.Resolver.yaml_implicit_resolvers
+    else frozenset(yaml.resolver.Resolver.yaml_implicit_resolvers)
+)
 _CONSTRUCTORS = {
     tag: yaml.constructor.SafeConstructor.yaml_constructors[tag]
     for tag in (
@@ -49,12 +64,16 @@ def scalar(text: str) -> Any:
     """Read one scalar as YAML 1.1 (PyYAML) would, or raise Unsupported."""
     if text in _NULLS:
         return None
+    if _NOT_FAST.search(text):
+        raise Unsupported(text)
     first = text[0]
     if first == '"':
         if len(text) < 2 or not text.endswith('"'):
             raise Unsupported(text)
         inner = text[1:-1]
         if "\\" in inner:
+            if re.search(r"\\u[dD][89abAB]", inner):
+                raise Unsupported(text)  # JSON joins a surrogate pair; YAML does not
             try:
                 value = json.loads(text)
             except ValueError:
@@ -76,6 +95,8 @@ def scalar(text: str) -> Any:
         raise Unsupported(text)
     # The type of a plain scalar is PyYAML's own implicit-resolver decision, so the fast
     # path can never read `012`, `1:30`, `1_000` or `.inf` differently from PyYAML.
+    if _RESOLVED_FIRST is not None and first not in _RESOLVED_FIRST:
+        return text  # no implicit type starts with this character: it is a string
     tag = _resolver.resolve(yaml.ScalarNode, text, (True, False))
     if tag == _STR:
         return text
@@ -91,16 +112,20 @@ def scalar(text: str) -> Any:
 
 
 def _flow_list(text: str) -> list[Any]:
-    inner = text[1:-1].strip()
+    inner = text[1:-1].strip(_SPACE)
     if not inner:
         return []
-    if any(c in inner for c in "[]{}'") or '"' in inner:
+    # "?" ends a plain scalar in PyYAML's flow context (but not in libyaml's).
+    if any(c in inner for c in "[]{}'?") or '"' in inner:
         raise Unsupported(text)
-    return [scalar(item.strip()) for item in inner.split(",")]
+    items = [item.strip(_SPACE) for item in inner.split(",")]
+    if "" in items:
+        raise Unsupported(text)  # `[a, b,]` has two items in YAML, `[a,,b]` is an error
+    return [scalar(item) for item in items]
 
 
 def _value(text: str) -> Any:
-    text = text.strip()
+    text = text.strip(_SPACE)
     if text.startswith("["):
         if not text.endswith("]"):
             raise Unsupported(text)
@@ -134,8 +159,8 @@ def _block(lines: list[str]) -> Any:
     for line in lines:
         if _indent(line) != base:
             raise Unsupported(line)
-        key, rest = _split_pair(line.strip())
-        if key in result or not rest.strip():
+        key, rest = _split_pair(line.strip(_SPACE))
+        if key in result or not rest.strip(_SPACE):
             raise Unsupported(line)
         result[key] = _value(rest)
     return result
@@ -155,7 +180,7 @@ def _block_list(lines: list[str]) -> list[Any]:
             raise Unsupported(line)
     result: list[Any] = []
     for first, *more in items:
-        if not first.strip():
+        if not first.strip(_SPACE):
             raise Unsupported(first)
         if not more and not re.match(r"[A-Za-z_][A-Za-z0-9_-]*:( |$)", first):
             result.append(_value(first))
@@ -173,12 +198,14 @@ def _block_list(lines: list[str]) -> list[Any]:
 def load_fast(text: str) -> dict[str, Any] | None:
     """Read frontmatter text in the fast subset; None means: ask PyYAML."""
     result: dict[str, Any] = {}
+    if _NOT_FAST.search(text):
+        return None
     lines = text.splitlines()
     i = 0
     try:
         while i < len(lines):
             line = lines[i]
-            if not line.strip():
+            if not line.strip(_SPACE):
                 i += 1
                 continue
             if line[0] in " #-\t":
@@ -187,14 +214,14 @@ def load_fast(text: str) -> dict[str, Any] | None:
             if key in result:
                 return None
             i += 1
-            if rest.strip():
+            if rest.strip(_SPACE):
                 result[key] = _value(rest)
                 continue
             block: list[str] = []
-            while i < len(lines) and lines[i][:1] in (" ", "-") and lines[i].strip():
+            while i < len(lines) and lines[i][:1] in (" ", "-") and lines[i].strip(_SPACE):
                 block.append(lines[i])
                 i += 1
-            if i < len(lines) and lines[i].strip() and lines[i][:1] in (" ", "\t"):
+            if i < len(lines) and lines[i].strip(_SPACE) and lines[i][:1] in (" ", "\t"):
                 return None
             result[key] = _block(block) if block else None
     except Unsupported:
@@ -237,16 +264,35 @@ def _is_plain(text: str) -> bool:
     if not text or "\n" in text or "\r" in text or any(c in text for c in ",[]{}"):
         return False
     try:
-        return scalar(text) == text
+        plain = scalar(text) == text
     except Unsupported:
         return False
+    # An impossible date such as 2026-13-45 reads back as text here, but other YAML
+    # readers fail on it: write it quoted.
+    return plain and _resolver.resolve(yaml.ScalarNode, text, (True, False)) == _STR
 
 
 def _flows(value: Any) -> bool:
     """Can this list item be written inside a flow list `[a, b]`?"""
     if isinstance(value, dict | list | tuple):
         return False
-    return not isinstance(value, str) or _is_plain(value)
+    # Quotes send a flow list to the slow path; "?" breaks it for PyYAML's own parser.
+    return not isinstance(value, str) or (
+        _is_plain(value) and not any(c in value for c in "'\"?")
+    )
+
+
+def _quoted(text: str) -> str:
+    """A double-quoted scalar, with what YAML cannot hold raw escaped."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _NOT_FAST.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
+
+
+def _dump_key(key: Any) -> str:
+    key = str(key)
+    if _KEY.fullmatch(key) and _resolver.resolve(yaml.ScalarNode, key, (True, False)) == _STR:
+        return key
+    return _quoted(key)  # `on`, `null`, `1` or `my key` would not read back as this text
 
 
 def dump_scalar(value: Any) -> str:
@@ -254,23 +300,37 @@ def dump_scalar(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, int):
         return repr(value)
-    if isinstance(value, dt.datetime | dt.date):
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ".nan"
+        if math.isinf(value):
+            return ".inf" if value > 0 else "-.inf"
+        text = repr(value)
+        # YAML 1.1 needs a dot: `1e+20` is text to it, `1.0e+20` a float.
+        return text if "." in text else text.replace("e", ".0e")
+    if isinstance(value, dt.datetime):
+        offset = value.utcoffset()
+        if offset is not None and offset % dt.timedelta(minutes=1):
+            value = value.astimezone(dt.UTC)  # YAML offsets have no seconds
+        return value.isoformat()
+    if isinstance(value, dt.date):
         return value.isoformat()
     text = str(value)
     if _is_plain(text):
         return text
-    return json.dumps(text, ensure_ascii=False)
+    return _quoted(text)
 
 
 def dump_item(key: str, value: Any, newline: str = "\n") -> str:
     """One top-level key and its value, ending with a newline."""
+    key = _dump_key(key)
     if isinstance(value, dict):
         if not value:
             return f"{key}: {{}}{newline}"
         lines = [f"{key}:"]
-        lines += [f"  {k}: {dump_scalar(v)}" for k, v in value.items()]
+        lines += [f"  {_dump_key(k)}: {dump_scalar(v)}" for k, v in value.items()]
         return newline.join(lines) + newline
     if isinstance(value, list | tuple):
         if not value:
@@ -280,9 +340,11 @@ def dump_item(key: str, value: Any, newline: str = "\n") -> str:
         lines = [f"{key}:"]
         for item in value:
             if isinstance(item, dict) and item:
-                pairs = [f"{k}: {dump_scalar(v)}" for k, v in item.items()]
+                pairs = [f"{_dump_key(k)}: {dump_scalar(v)}" for k, v in item.items()]
                 lines.append("  - " + pairs[0])
                 lines += ["    " + pair for pair in pairs[1:]]
+            elif isinstance(item, dict):
+                lines.append("  - {}")  # not the text "{}"
             else:
                 lines.append("  - " + dump_scalar(item))
         return newline.join(lines) + newline

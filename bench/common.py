@@ -1,0 +1,84 @@
+"""Shared pieces of the benchmarks: a prepared vault, timers and percentiles.
+
+Benchmarks print figures; they never fail on a figure and never run inside the tests.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bench.synthvault import SynthInfo, SynthSpec, generate
+
+
+def machine() -> dict[str, object]:
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(terse=True),
+    }
+
+
+def fresh_cache(workdir: Path, name: str) -> Path:
+    """An empty index folder, so an index is built cold."""
+    cache = workdir / f"cache-{name}"
+    shutil.rmtree(cache, ignore_errors=True)
+    os.environ["MEMORYCTL_CACHE_DIR"] = str(cache)
+    return cache
+
+
+def synth_vault(workdir: Path, name: str, spec: SynthSpec) -> SynthInfo:
+    root = workdir / name
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(workdir / f"{name}-repo", ignore_errors=True)
+    started = time.perf_counter()
+    info = generate(root, spec)
+    log(f"generated {spec.n} memories in {time.perf_counter() - started:.1f} s at {root}")
+    return info
+
+
+@contextmanager
+def timer() -> Iterator[list[float]]:
+    box: list[float] = []
+    started = time.perf_counter()
+    yield box
+    box.append(time.perf_counter() - started)
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)
+
+
+def latencies(run: Callable[[object], object], inputs: list) -> dict[str, float]:
+    """p50 and p95 of running `run` once on each input, in milliseconds."""
+    times = []
+    for item in inputs:
+        started = time.perf_counter()
+        run(item)
+        times.append(time.perf_counter() - started)
+    times.sort()
+    return {
+        "p50_ms": ms(statistics.median(times)),
+        "p95_ms": ms(times[min(len(times) - 1, int(len(times) * 0.95))]),
+        "max_ms": ms(times[-1]),
+        "runs": len(times),
+    }
+
+
+def peak_rss_mb() -> dict[str, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"process_mb": round(own, 1), "largest_worker_mb": round(children, 1)}
+
+
+def log(text: str) -> None:
+    sys.stderr.write(f"[bench] {text}\n")
+    sys.stderr.flush()

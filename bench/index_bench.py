@@ -1,0 +1,87 @@
+"""Figures for the vault and index: cold index, warm open, one edit, search, size, RSS.
+
+python -m bench.index_bench --n 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from bench.common import fresh_cache, latencies, log, machine, ms, peak_rss_mb, synth_vault, timer
+from bench.synthvault import SynthSpec, keyword_queries, message_queries
+from memoryctl.storage.vault import Vault
+
+
+def run(n: int, workdir: Path, queries: int = 300) -> dict[str, object]:
+    info = synth_vault(workdir, f"index-{n}", SynthSpec(n=n, pins=30))
+    fresh_cache(workdir, f"index-{n}")
+
+    with timer() as cold:
+        vault = Vault(info.root)
+        _ = vault.index
+    report = vault.last_sync
+    assert report is not None and report.scanned == n, report
+    vault.close()
+    log(f"cold index {cold[0]:.2f} s")
+
+    with timer() as warm:
+        vault = Vault(info.root)
+        _ = vault.index
+    log(f"warm open {warm[0]:.2f} s")
+
+    edited = info.root / "memories" / info.ids[n // 2][:2] / f"{info.ids[n // 2]}.md"
+    relpath = edited.relative_to(info.root).as_posix()
+    edited.write_text(edited.read_text() + "\nOne more sentence about the wimbledon.\n")
+    with timer() as one_edit:
+        vault.index.sync_paths([relpath])
+    assert [m.id for m in vault.index.search("wimbledon")] == [info.ids[n // 2]]
+    edited.write_text(edited.read_text() + "\nAnd a second edit.\n")
+    with timer() as edit_full_sync:
+        vault.index.sync()
+
+    rng = random.Random(11)
+    keyword = latencies(
+        lambda q: vault.index.search(q, limit=20), keyword_queries(info, queries, rng)
+    )
+    message = latencies(
+        lambda q: vault.index.search(q, limit=20), message_queries(info, queries, rng)
+    )
+    log(f"search keyword p95 {keyword['p95_ms']} ms, message p95 {message['p95_ms']} ms")
+    figures = {
+        "benchmark": "index",
+        "memories": n,
+        "machine": machine(),
+        "cold_index_s": round(cold[0], 2),
+        "warm_open_s": round(warm[0], 3),
+        "reindex_one_edit_ms": ms(one_edit[0]),
+        "edit_then_full_sync_ms": ms(edit_full_sync[0]),
+        "keyword_search": keyword,
+        "message_search": message,
+        "index_size_mb": round(vault.index.size_bytes() / 1e6, 1),
+        "peak_rss": peak_rss_mb(),
+        "targets_at_100k": {
+            "cold_index_s": 20,
+            "warm_open_s": 1,
+            "reindex_one_edit_ms": 50,
+            "keyword_search_p95_ms": 20,
+            "message_search_p95_ms": 50,
+            "peak_rss_mb": 500,
+        },
+    }
+    vault.close()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--workdir", type=Path, default=Path(".scratch/bench"))
+    args = parser.parse_args()
+    print(json.dumps(run(args.n, args.workdir.resolve()), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""Reading memory files into index rows, in this process or in worker processes.
+
+A cold index of 100,000 memories spends more time reading and parsing files in Python
+than SQLite spends storing them, so large batches are parsed by worker processes while
+the main process writes. This module imports nothing heavy, so workers start fast.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+from memoryctl import matching
+from memoryctl.memory import Anchor, Memory, broken_memory, iso, memory_from_note
+from memoryctl.storage import notefile
+
+# Parsing in worker processes pays for itself only on large batches.
+POOL_THRESHOLD = 4000
+CHUNK = 1000
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """One file, ready to insert: its stat, hash, memory and the text to index."""
+
+    relpath: str
+    size: int
+    mtime_ns: int
+    sha: str
+    memory: Memory
+    doc: str
+    folded_title: str
+    folded_body: str
+
+
+def memory_doc(memory: Memory) -> str:
+    """Every field but the body, as JSON; the index stores it to rebuild the Memory."""
+    data = {
+        "id": memory.id,
+        "path": memory.path,
+        "title": memory.title,
+        "kind": memory.kind,
+        "status": memory.status,
+        "pinned": memory.pinned,
+        "pin_order": memory.pin_order,
+        "created": memory.created,
+        "updated": memory.updated,
+        "valid_from": memory.valid_from,
+        "valid_until": memory.valid_until,
+        "checked": memory.checked,
+        "expires": memory.expires,
+        "tags": memory.tags,
+        "namespace": memory.namespace,
+        "visibility": memory.visibility,
+        "source_kind": memory.source_kind,
+        "source_ref": memory.source_ref,
+        "confidence": memory.confidence,
+        "deprecates": memory.deprecates,
+        "detached": memory.detached,
+        "derived_from": memory.derived_from,
+        "retires": memory.retires,
+        "anchors": [a.as_dict() for a in memory.anchors],
+        "subject": memory.subject,
+        "predicate": memory.predicate,
+        "value": memory.value,
+        "has_id": memory.has_id,
+        "problems": memory.problems,
+        "broken": memory.broken,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+_TUPLES = ("tags", "deprecates", "detached", "derived_from", "retires", "problems")
+
+
+def memory_from_doc(doc: str, body: str) -> Memory:
+    data = json.loads(doc)
+    for key in _TUPLES:
+        data[key] = tuple(data[key])
+    data["anchors"] = tuple(Anchor(**a) for a in data["anchors"])
+    return Memory(body=body, **data)
+
+
+def iso_from_ns(ns: int) -> str:
+    return iso(dt.datetime.fromtimestamp(ns / 1e9, tz=dt.UTC))
+
+
+def read_memory(root: Path, relpath: str, size: int, mtime_ns: int) -> tuple[Memory, str]:
+    """Read and parse one file; a broken file still yields a memory that names the reason."""
+    fallback = iso_from_ns(mtime_ns)
+    if size > notefile.MAX_FILE_BYTES:
+        return broken_memory(relpath, "file is larger than 10 MB", fallback), ""
+    try:
+        raw = (root / relpath).read_bytes()
+    except OSError as error:
+        return broken_memory(relpath, f"cannot read: {error.strerror}", fallback), ""
+    sha = notefile.sha256(raw)
+    try:
+        note = notefile.parse_bytes(raw)
+    except notefile.NoteError as error:
+        return broken_memory(relpath, str(error), fallback), sha
+    return memory_from_note(relpath, note.data, note.body, fallback), sha
+
+
+def parse_file(root: Path, relpath: str, size: int, mtime_ns: int) -> ParsedFile:
+    memory, sha = read_memory(root, relpath, size, mtime_ns)
+    return ParsedFile(
+        relpath,
+        size,
+        mtime_ns,
+        sha,
+        memory,
+        memory_doc(memory),
+        matching.fold(memory.title),
+        matching.fold(memory.body),
+    )
+
+
+def parse_chunk(root: str, stats: Sequence[tuple[str, int, int]]) -> list[ParsedFile]:
+    base = Path(root)
+    return [parse_file(base, *stat) for stat in stats]
+
+
+def parse_all(
+    root: Path, stats: Sequence[tuple[str, int, int]], workers: int = 2
+) -> Iterator[list[ParsedFile]]:
+    """Parsed files in chunks, in order; large batches use worker processes."""
+    chunks = [stats[i : i + CHUNK] for i in range(0, len(stats), CHUNK)]
+    # Workers are forked, which is only safe while this process runs a single thread (a
+    # TUI indexes from a worker thread, and then parses here instead). "spawn" would be
+    # safe everywhere but re-imports the caller's main module, which breaks scripts.
+    if len(stats) < POOL_THRESHOLD or workers < 2 or threading.active_count() > 1:
+        for chunk in chunks:
+            yield parse_chunk(str(root), chunk)
+        return
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        yield from pool.map(parse_chunk, [str(root)] * len(chunks), chunks)
