@@ -621,6 +621,10 @@ def build_parser() -> argparse.ArgumentParser:
     command("watch", cmd_watch, "keep the index current while files change")
     p = command("tui", cmd_tui, "open the terminal UI")
     p.add_argument("path", nargs="?", metavar="VAULT")
+
+    from memoryctl import cli_bundle
+
+    cli_bundle.register(command)
     return parser
 
 

@@ -19,14 +19,18 @@ its edges the way people read names, repository slugs, paths and URLs:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 MIN_LENGTH = 3
+# The blocks of combining marks that follow Latin, Greek and Cyrillic letters.
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 
 
 def fold(text: str) -> str:
-    return text.casefold()
+    """Case-fold and compose, so "café" is one form whichever way it was typed."""
+    return unicodedata.normalize("NFC", text.casefold())
 
 
 def _is_name_char(char: str) -> bool:
@@ -39,7 +43,9 @@ def pattern(needle: str) -> re.Pattern[str]:
     folded = fold(needle)
     body = re.escape(folded)
     left = r"(?<![\w])(?<![\w]-)" if folded and _is_name_char(folded[0]) else ""
-    right = r"(?![\w])(?!-[\w])" if folded and _is_name_char(folded[-1]) else ""
+    # A combining mark after the last letter belongs to that letter ("cafe" + U+0301),
+    # so it continues the name just as another letter would.
+    right = rf"(?![\w{_MARKS}])(?!-[\w])" if folded and _is_name_char(folded[-1]) else ""
     return re.compile(left + body + right)
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 CONFIG_NAME = "memoryctl.toml"
-DEFAULT_IGNORE = ("README.md", "proposals/", "node_modules/")
+# Top-level files an agent reads (an export may write them into the vault) are not memories.
+DEFAULT_IGNORE = ("README.md", "AGENTS.md", "CLAUDE.md", "proposals/", "node_modules/")
 # Folders that are never memories, whatever the settings say.
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".memoryctl", ".obsidian", ".trash"})
 
@@ -17,7 +18,7 @@ DEFAULT_CONFIG_TEXT = """\
 
 [vault]
 # Paths (relative to the vault) that are not memories. A trailing / means a folder.
-ignore = ["README.md", "proposals/"]
+ignore = ["README.md", "AGENTS.md", "CLAUDE.md", "proposals/"]
 
 [git]
 # Commit every change made through memoryctl, with a message that says what and why.
@@ -33,14 +34,61 @@ class ConfigError(Exception):
     pass
 
 
+FORMATS = ("markdown", "json", "agents-md", "claude-md", "cursor-rules")
+VISIBILITY_LEVELS = ("public", "shared", "private", "secret")
+
+
 @dataclass(frozen=True)
 class Profile:
+    """What one agent may see: namespaces, the most private visibility, and a budget."""
+
     name: str
     namespaces: tuple[str, ...] = ("*",)
     visibility: str = "private"
     budget: int = 4000
     recall: int = 20
     format: str = "markdown"
+
+    def sees_namespace(self, namespace: str) -> bool:
+        return "*" in self.namespaces or namespace in self.namespaces
+
+    def sees_visibility(self, visibility: str) -> bool:
+        if visibility not in VISIBILITY_LEVELS:
+            return False
+        return VISIBILITY_LEVELS.index(visibility) <= VISIBILITY_LEVELS.index(self.visibility)
+
+
+DEFAULT_PROFILE = Profile(name="default")
+
+
+def _profile(path: Path, name: str, table: object) -> Profile:
+    where = f"{path}: [profiles.{name}]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(table) - {"namespaces", "visibility", "budget", "recall", "format"}
+    if unknown:
+        raise ConfigError(f"{where} has unknown keys: {', '.join(sorted(unknown))}")
+    namespaces = table.get("namespaces", ["*"])
+    if not isinstance(namespaces, list) or not all(isinstance(n, str) for n in namespaces):
+        raise ConfigError(f"{where} namespaces must be a list of names")
+    visibility = table.get("visibility", "private")
+    if visibility not in VISIBILITY_LEVELS:
+        raise ConfigError(f"{where} visibility must be one of {', '.join(VISIBILITY_LEVELS)}")
+    for key in ("budget", "recall"):
+        value = table.get(key, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{where} {key} must be a whole number above 0")
+    fmt = table.get("format", "markdown")
+    if fmt not in FORMATS:
+        raise ConfigError(f"{where} format must be one of {', '.join(FORMATS)}")
+    return Profile(
+        name=name,
+        namespaces=tuple(namespaces),
+        visibility=visibility,
+        budget=table.get("budget", DEFAULT_PROFILE.budget),
+        recall=table.get("recall", DEFAULT_PROFILE.recall),
+        format=fmt,
+    )
 
 
 @dataclass(frozen=True)
@@ -49,7 +97,17 @@ class VaultConfig:
     autocommit: bool = True
     correction_guard: int = 2000
     anchors_repo: str | None = None
+    anchor_age_days: int = 2
+    profiles: dict[str, Profile] = field(default_factory=lambda: {"default": DEFAULT_PROFILE})
     raw: dict[str, Any] = field(default_factory=dict)
+
+    def profile(self, name: str | None) -> Profile:
+        """The named profile, or a clear error that lists the valid ones."""
+        key = name or "default"
+        if key not in self.profiles:
+            valid = ", ".join(sorted(self.profiles))
+            raise ConfigError(f"unknown profile {key!r}; valid profiles: {valid}")
+        return self.profiles[key]
 
     def is_ignored(self, relpath: str) -> bool:
         return any(
@@ -80,6 +138,13 @@ def load_config(root: Path) -> VaultConfig:
     ignore = vault.get("ignore", list(DEFAULT_IGNORE))
     if not isinstance(ignore, list) or not all(isinstance(p, str) for p in ignore):
         raise ConfigError(f"{path}: [vault] ignore must be a list of paths")
+    bundle = _section(data, "bundle")
+    age = bundle.get("anchor_age_days", 2)
+    if not isinstance(age, int) or isinstance(age, bool) or age < 0:
+        raise ConfigError(f"{path}: [bundle] anchor_age_days must be a whole number")
+    profiles = {"default": DEFAULT_PROFILE}
+    for name, table in _section(data, "profiles").items():
+        profiles[name] = _profile(path, name, table)
     guard = corrections.get("guard", 2000)
     if not isinstance(guard, int) or guard < 1:
         raise ConfigError(f"{path}: [corrections] guard must be a positive whole number")
@@ -88,5 +153,7 @@ def load_config(root: Path) -> VaultConfig:
         autocommit=bool(git.get("autocommit", True)),
         correction_guard=guard,
         anchors_repo=anchors.get("repo"),
+        anchor_age_days=age,
+        profiles=profiles,
         raw=data,
     )

@@ -514,6 +514,17 @@ class Index:
             "ORDER BY pin_order IS NULL, pin_order, created, mid"
         )
 
+    def typed_facts(self, subjects: Sequence[str]) -> list[Memory]:
+        """Current typed facts about these subjects."""
+        if not subjects:
+            return []
+        marks = ",".join("?" * len(subjects))
+        return self._memories(
+            f"SELECT doc, body FROM notes WHERE subject IN ({marks}) AND status = 'active' "
+            "AND predicate IS NOT NULL AND broken IS NULL",
+            list(subjects),
+        )
+
     def search_rows(
         self, query: str, *, limit: int = 20, statuses: Sequence[str] | None = ("active",)
     ) -> list[int]:

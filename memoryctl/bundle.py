@@ -1,0 +1,365 @@
+"""The context bundle: exactly what an agent sees on its next turn, and why.
+
+One function builds it, and every face (the TUI's preview, `memoryctl preview`,
+`memoryctl export`, the MCP server) renders the same result, so what a person previews
+is byte for byte what the agent receives. Nothing here reads the clock: the age of a
+code-anchored memory is judged against `now` only when a caller passes one.
+
+Order: the pins, in the person's order and all of them whatever the budget; then the
+memories recalled for the message, best first, until the budget is spent. Beneath
+each, the `now:` lines of the corrections that reach it. Then the conflicts between
+typed facts. Everything that matched but was held back is listed with its reason.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from memoryctl.corrections import now_lines
+from memoryctl.memory import Memory, parse_moment
+from memoryctl.storage.config import Profile, VaultConfig
+from memoryctl.storage.index import Index
+from memoryctl.tokens import Counter, counter
+
+MAX_LINEAGE = 64
+HEADER = "# Memory"
+SECTION_TITLES = {"pinned": "Pinned", "recalled": "Relevant memories", "conflicts": "Conflicts"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    memory: Memory
+    block: str
+    tokens: int
+    now: tuple[Memory, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Conflict:
+    subject: str
+    value: str
+    older: Memory
+    newer: Memory
+
+    @property
+    def line(self) -> str:
+        def fact(m: Memory) -> str:
+            return f"{m.subject} {m.predicate} {m.value} ({m.created[:10]}, {m.id})"
+
+        return (
+            f"- {fact(self.older)} and {fact(self.newer)} are both recorded; "
+            "the newer one usually holds."
+        )
+
+
+@dataclass(frozen=True)
+class Excluded:
+    id: str
+    title: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Bundle:
+    profile: Profile
+    message: str | None
+    budget: int
+    method: str
+    pinned: tuple[Entry, ...]
+    recalled: tuple[Entry, ...]
+    conflicts: tuple[Conflict, ...]
+    excluded: tuple[Excluded, ...]
+    text: str
+    sections: dict[str, int] = field(default_factory=dict)
+    used: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def pins_over_budget(self) -> bool:
+        return sum(e.tokens for e in self.pinned) > self.budget
+
+
+# --- what a profile may see ---------------------------------------------------------------
+
+
+def visibility_reason(memory: Memory, profile: Profile) -> str | None:
+    if not profile.sees_namespace(memory.namespace):
+        return f"outside the profile: namespace {memory.namespace!r}"
+    if not profile.sees_visibility(memory.visibility):
+        return f"outside the profile: visibility {memory.visibility!r}"
+    return None
+
+
+def lineage_reason(memory: Memory, profile: Profile, ancestors: Mapping[str, Memory]) -> str | None:
+    """A memory derived from one the profile may not see is held out with it."""
+    seen: set[str] = set()
+    todo = list(memory.derived_from)
+    while todo and len(seen) < MAX_LINEAGE:
+        mid = todo.pop()
+        if mid in seen:
+            continue
+        seen.add(mid)
+        source = ancestors.get(mid)
+        if source is None:
+            continue
+        if visibility_reason(source, profile):
+            return f"outside the profile: derived from {mid}, which the profile may not see"
+        todo.extend(source.derived_from)
+    return None
+
+
+def status_reason(memory: Memory) -> str | None:
+    if memory.broken:
+        return f"unreadable: {memory.broken}"
+    if memory.status == "retired":
+        return "retired"
+    if memory.status == "needs_review":
+        return "needs review"
+    return None
+
+
+def _ancestors(index: Index, memories: Sequence[Memory]) -> dict[str, Memory]:
+    found: dict[str, Memory] = {}
+    todo = {mid for m in memories for mid in m.derived_from}
+    for _ in range(MAX_LINEAGE):
+        todo -= found.keys()
+        if not todo:
+            break
+        batch = index.get_many(todo)
+        found.update(batch)
+        todo = {mid for m in batch.values() for mid in m.derived_from} | (todo - batch.keys())
+        todo -= found.keys()
+    return found
+
+
+# --- notes beneath a memory ----------------------------------------------------------------
+
+
+def age_note(memory: Memory, now: dt.datetime | None, days: int) -> str | None:
+    """A code-anchored memory should be checked against the code before it is trusted.
+
+    Without `now` the age cannot be known, so every anchored memory carries the note.
+    """
+    if not memory.anchors:
+        return None
+    checked = memory.checked or memory.updated or memory.created
+    if now is not None:
+        moment = dt.datetime.fromisoformat(parse_moment(checked).replace("Z", "+00:00"))
+        if now - moment <= dt.timedelta(days=days):
+            return None
+    where = ", ".join(a.path + (f"#{a.symbol}" if a.symbol else "") for a in memory.anchors)
+    return (
+        f"verify: describes {where}; check the current code before relying on it "
+        f"(last checked {checked[:10]})"
+    )
+
+
+def provenance_suffix(memory: Memory) -> str:
+    """What an agent inferred is marked, so nobody mistakes it for what the user said."""
+    if memory.source_kind != "inference":
+        return ""
+    source = f"; source: {memory.source_ref}" if memory.source_ref else ""
+    return f" (agent inference{source})"
+
+
+def render_block(memory: Memory, now: Sequence[Memory], notes: Sequence[str]) -> str:
+    lines = [f"- {memory.text}{provenance_suffix(memory)}"]
+    lines += [f"    now: {c.text}" for c in now]
+    lines += [f"    {n}" for n in notes]
+    return "\n".join(lines)
+
+
+# --- conflicts -----------------------------------------------------------------------------
+
+
+def _norm(value: str | None) -> str:
+    return " ".join((value or "").casefold().split())
+
+
+def conflicts_for(
+    entries: Sequence[Memory],
+    candidates: Sequence[Memory],
+    excludes: Mapping[str, frozenset[str]],
+) -> list[Conflict]:
+    """Typed facts whose subject and value are held under predicates that exclude each other."""
+    found: dict[tuple[str, str], Conflict] = {}
+    for memory in entries:
+        if not (memory.subject and memory.predicate and memory.value):
+            continue
+        for other in candidates:
+            if other.id == memory.id or not (other.predicate and other.value):
+                continue
+            if _norm(other.subject) != _norm(memory.subject):
+                continue
+            if _norm(other.value) != _norm(memory.value):
+                continue
+            if other.predicate not in excludes.get(memory.predicate, frozenset()) and (
+                memory.predicate not in excludes.get(other.predicate, frozenset())
+            ):
+                continue
+            older, newer = sorted((memory, other), key=lambda m: m.order_key)
+            found.setdefault(
+                (older.id, newer.id),
+                Conflict(_norm(memory.subject), _norm(memory.value), older, newer),
+            )
+    return sorted(found.values(), key=lambda c: (c.older.order_key, c.newer.order_key))
+
+
+# --- building ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Builder:
+    index: Index
+    profile: Profile
+    counter: Counter
+    now: dt.datetime | None
+    age_days: int
+    excluded: list[Excluded] = field(default_factory=list)
+
+    def exclude(self, memory: Memory, reason: str) -> None:
+        self.excluded.append(Excluded(memory.id, memory.title, reason))
+
+    def admissible(self, memory: Memory, ancestors: Mapping[str, Memory]) -> bool:
+        reason = (
+            status_reason(memory)
+            or visibility_reason(memory, self.profile)
+            or lineage_reason(memory, self.profile, ancestors)
+        )
+        if reason:
+            self.exclude(memory, reason)
+            return False
+        return True
+
+    def entry(self, memory: Memory, now: Sequence[Memory]) -> Entry:
+        visible = [c for c in now if visibility_reason(c, self.profile) is None]
+        notes = [n for n in (age_note(memory, self.now, self.age_days),) if n]
+        block = render_block(memory, visible, notes)
+        return Entry(memory, block, self.counter.count(block), tuple(visible), tuple(notes))
+
+
+def build_bundle(
+    index: Index,
+    config: VaultConfig,
+    profile: Profile,
+    message: str | None = None,
+    *,
+    budget: int | None = None,
+    now: dt.datetime | None = None,
+    excludes: Mapping[str, frozenset[str]] | None = None,
+    count: Counter | None = None,
+) -> Bundle:
+    """Build the bundle for a profile and (optionally) the user's next message."""
+    limit = budget if budget is not None else profile.budget
+    if limit < 1:
+        raise ValueError("the budget must be at least 1 token")
+    tokens = count or counter()
+    builder = _Builder(index, profile, tokens, now, config.anchor_age_days)
+    message = _clean_message(message)
+
+    pins = index.pins()
+    candidates: list[Memory] = []
+    if message:
+        rows = index.search_rows(message, limit=max(profile.recall * 3, 30), statuses=None)
+        candidates = index.by_rowids(rows)
+    ancestors = _ancestors(index, [*pins, *candidates])
+    kept_pins = [m for m in pins if builder.admissible(m, ancestors)]
+    pinned_ids = {m.id for m in pins}
+
+    chosen: list[Memory] = []
+    seen_text: dict[str, str] = {}
+    for memory in candidates:
+        if memory.id in pinned_ids:
+            continue
+        if not builder.admissible(memory, ancestors):
+            continue
+        key = _norm(memory.text)
+        if key in seen_text:
+            builder.exclude(memory, f"superseded as a lower-ranked duplicate of {seen_text[key]}")
+            continue
+        seen_text[key] = memory.id
+        chosen.append(memory)
+
+    heads = now_lines(index, [*kept_pins, *chosen])
+    pinned = [builder.entry(m, heads[m.id]) for m in kept_pins]
+    used = sum(e.tokens for e in pinned)
+    recalled: list[Entry] = []
+    for memory in chosen:
+        if len(recalled) >= profile.recall:
+            builder.exclude(memory, f"over the profile's recall limit ({profile.recall})")
+            continue
+        entry = builder.entry(memory, heads[memory.id])
+        if used + entry.tokens > limit:
+            builder.exclude(memory, "over budget")
+            continue
+        recalled.append(entry)
+        used += entry.tokens
+
+    shown = [e.memory for e in (*pinned, *recalled)]
+    conflicts: list[Conflict] = []
+    if excludes:
+        typed = [m for m in shown if m.subject and m.value]
+        others = _same_subject(index, typed)
+        conflicts = conflicts_for(typed, others, excludes)
+
+    text, sections = render_text(pinned, recalled, conflicts, tokens)
+    warnings = []
+    pin_tokens = sum(e.tokens for e in pinned)
+    if pin_tokens > limit:
+        warnings.append(
+            f"the pins alone use {pin_tokens} tokens, over the budget of {limit}: "
+            "every pin is still included, but nothing else fits"
+        )
+    return Bundle(
+        profile=profile,
+        message=message,
+        budget=limit,
+        method=tokens.method,
+        pinned=tuple(pinned),
+        recalled=tuple(recalled),
+        conflicts=tuple(conflicts),
+        excluded=tuple(builder.excluded),
+        text=text,
+        sections=sections,
+        used=tokens.count(text),
+        warnings=tuple(warnings),
+    )
+
+
+def _same_subject(index: Index, typed: Sequence[Memory]) -> list[Memory]:
+    return index.typed_facts(sorted({m.subject for m in typed if m.subject}))
+
+
+def _clean_message(message: str | None) -> str | None:
+    """Control characters are dropped and a huge message is cut; neither can crash a build."""
+    if message is None:
+        return None
+    cleaned = "".join(c if c.isprintable() or c in "\n\t" else " " for c in message[:100_000])
+    return cleaned.strip() or None
+
+
+def render_text(
+    pinned: Sequence[Entry],
+    recalled: Sequence[Entry],
+    conflicts: Sequence[Conflict],
+    tokens: Counter,
+) -> tuple[str, dict[str, int]]:
+    parts = [HEADER]
+    sections: dict[str, int] = {}
+    for key, blocks in (
+        ("pinned", [e.block for e in pinned]),
+        ("recalled", [e.block for e in recalled]),
+        ("conflicts", [c.line for c in conflicts]),
+    ):
+        if not blocks:
+            sections[key] = 0
+            continue
+        section = f"## {SECTION_TITLES[key]}\n\n" + "\n".join(blocks)
+        sections[key] = tokens.count(section)
+        parts.append(section)
+    if len(parts) == 1:
+        parts.append("No memories for this turn.")
+    return "\n\n".join(parts) + "\n", sections

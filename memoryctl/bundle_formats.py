@@ -1,0 +1,78 @@
+"""The bundle in each export format. Every format carries the same text the agent sees."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memoryctl.bundle import Bundle, Entry
+
+BEGIN = "<!-- memoryctl:begin (generated; edit memories, not this block) -->"
+END = "<!-- memoryctl:end -->"
+CURSOR_DESCRIPTION = "Memory from memoryctl: the user's pinned facts and current corrections"
+
+
+def _entry(entry: Entry) -> dict[str, Any]:
+    memory = entry.memory
+    return {
+        "id": memory.id,
+        "title": memory.title,
+        "text": memory.text,
+        "block": entry.block,
+        "tokens": entry.tokens,
+        "source": {"kind": memory.source_kind, "ref": memory.source_ref},
+        "now": [{"id": c.id, "text": c.text} for c in entry.now],
+        "notes": list(entry.notes),
+    }
+
+
+def as_json(bundle: Bundle) -> dict[str, Any]:
+    return {
+        "profile": bundle.profile.name,
+        "message": bundle.message,
+        "budget": {"limit": bundle.budget, "used": bundle.used, "method": bundle.method},
+        "sections": bundle.sections,
+        "pinned": [_entry(e) for e in bundle.pinned],
+        "recalled": [_entry(e) for e in bundle.recalled],
+        "conflicts": [
+            {
+                "subject": c.subject,
+                "value": c.value,
+                "older": {
+                    "id": c.older.id,
+                    "predicate": c.older.predicate,
+                    "created": c.older.created,
+                },
+                "newer": {
+                    "id": c.newer.id,
+                    "predicate": c.newer.predicate,
+                    "created": c.newer.created,
+                },
+                "text": c.line,
+            }
+            for c in bundle.conflicts
+        ],
+        "excluded": [{"id": x.id, "title": x.title, "reason": x.reason} for x in bundle.excluded],
+        "warnings": list(bundle.warnings),
+        "text": bundle.text,
+    }
+
+
+def render(bundle: Bundle, fmt: str) -> str:
+    """The bundle as a whole document in `fmt` (markdown, json or cursor-rules)."""
+    if fmt == "json":
+        return json.dumps(as_json(bundle), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "cursor-rules":
+        return (
+            "---\n"
+            f"description: {CURSOR_DESCRIPTION}\n"
+            "globs:\n"
+            "alwaysApply: true\n"
+            "---\n" + bundle.text
+        )
+    return bundle.text
+
+
+def marked_block(bundle: Bundle) -> str:
+    """The bundle between markers, for AGENTS.md and CLAUDE.md."""
+    return f"{BEGIN}\n{bundle.text}{END}"

@@ -1,0 +1,36 @@
+"""The one entry point every face uses to get an agent's context for its next turn."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from memoryctl.bundle import Bundle, build_bundle
+from memoryctl.rules import exclusions, load_registry
+from memoryctl.storage.vault import Vault, VaultError
+
+
+def predicate_exclusions(vault: Vault) -> dict[str, frozenset[str]]:
+    """Which predicates exclude which, value for value, from the vault's registry."""
+    return exclusions(load_registry(vault.config))
+
+
+def context_bundle(
+    vault: Vault,
+    *,
+    profile: str | None = None,
+    message: str | None = None,
+    budget: int | None = None,
+    now: dt.datetime | None = None,
+) -> Bundle:
+    chosen = vault.config.profile(profile)
+    if budget is not None and budget < 1:
+        raise VaultError(f"the budget must be at least 1 token (got {budget})")
+    return build_bundle(
+        vault.index,
+        vault.config,
+        chosen,
+        message,
+        budget=budget,
+        now=now,
+        excludes=predicate_exclusions(vault),
+    )
