@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memoryctl.matching import check_needle
 from memoryctl.storage.vault import Vault
 
 
@@ -32,6 +33,11 @@ def diagnose(vault: Vault) -> list[Finding]:
         for path in paths:
             others = ", ".join(p for p in paths if p != path)
             findings.append(Finding("error", path, f"id {mid} is also used by {others}"))
+    for memory in index.with_deprecates():
+        for needle in memory.deprecates:
+            problem = check_needle(needle)
+            if problem:
+                findings.append(Finding("warning", memory.path, f"deprecates: {problem}; ignored"))
     for memory in index.without_id():
         if memory.deprecates and not memory.broken:
             findings.append(

@@ -608,6 +608,13 @@ class Index:
             found += [(path, p) for p in json.loads(doc)["problems"]]
         return sorted(found)
 
+    def with_deprecates(self) -> list[Memory]:
+        """Every memory that lists deprecated strings (a correction, even without an id)."""
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE broken IS NULL "
+            "AND doc NOT LIKE '%\"deprecates\":[]%'"
+        )
+
     def without_id(self) -> list[Memory]:
         return self._memories(
             "SELECT doc, body FROM notes WHERE broken IS NULL AND doc LIKE '%\"has_id\":false%'"
