@@ -19,6 +19,7 @@ from memoryctl.memory import (
     Anchor,
     Memory,
     iso,
+    moment,
     new_id,
     parse_moment,
 )
@@ -160,8 +161,8 @@ def frontmatter_for(vault: Vault, new: NewMemory, now: dt.datetime) -> dict[str,
     if new.pinned:
         data["pinned"] = True
         data["pin_order"] = _next_pin_order(vault)
-    data["created"] = created
-    data["updated"] = iso(now)
+    data["created"] = moment(created)
+    data["updated"] = moment(iso(now))
     if new.tags:
         data["tags"] = list(dict.fromkeys(new.tags))
     data["namespace"] = new.namespace or DEFAULT_NAMESPACE

@@ -349,7 +349,9 @@ def cmd_list(args: argparse.Namespace) -> None:
 
 
 def _print_memories(vault, memories: list[Memory], args: argparse.Namespace) -> None:
-    overtaken = set(vault.index.corrections_reaching([m.id for m in memories]))
+    from memoryctl.corrections import overtaken as overtaken_ids
+
+    overtaken = overtaken_ids(vault.index, memories)
     if args.json:
         emit_json([{**m.as_json(), "overtaken": m.id in overtaken} for m in memories])
         return
@@ -412,13 +414,15 @@ def cmd_edit(args: argparse.Namespace) -> None:
 
 
 def cmd_reindex(args: argparse.Namespace) -> None:
-    from memoryctl.storage.index import Index
+    from memoryctl.storage.index import Index, remove_index
 
     vault = _vault_without_sync(args)
+    if args.full:
+        remove_index(vault.db_path)  # --full rebuilds from nothing but the vault's files
     index = Index.open(vault.db_path, vault.root, vault.config)
     progress = _progress_printer() if sys.stderr.isatty() and not args.json else None
     try:
-        report = index.sync(full=args.full, progress=progress)
+        report = index.sync(progress=progress)
     finally:
         index.close()
     for text in index.notices:
@@ -614,7 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", metavar="ID")
 
     p = command("reindex", cmd_reindex, "bring the index up to date")
-    p.add_argument("--full", action="store_true", help="re-read every file")
+    p.add_argument("--full", action="store_true", help="rebuild the index from scratch")
     command("doctor", cmd_doctor, "report unreadable files, duplicate ids and other problems")
     p = command("history", cmd_history, "a memory's commits and diffs")
     p.add_argument("id", metavar="ID")

@@ -72,6 +72,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     from memoryctl.export import ExportError, Written, export
 
     _, bundle = _bundle(args)
+    args.format = args.format or bundle.profile.format
     try:
         result = export(bundle, args.format, args.out, Path.cwd())
     except ExportError as error:
@@ -102,5 +103,5 @@ def register(command) -> None:
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p = command("export", cmd_export, "write the bundle for an agent to read")
     _options(p)
-    p.add_argument("--format", choices=FORMATS, required=True)
+    p.add_argument("--format", choices=FORMATS, help="default: the profile's format")
     p.add_argument("--out", metavar="PATH", help="where to write (default per format)")

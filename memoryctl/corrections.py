@@ -21,11 +21,15 @@ def heads(
     reached_by: Mapping[str, Sequence[str]],
     order: Callable[[str], object],
     max_chain: int = MAX_CHAIN,
+    inactive: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The newest corrections at the ends of the chains that start at this memory.
 
     `reached_by[x]` lists the corrections that reach x. Each head appears once, and
-    heads come oldest first (by `order`).
+    heads come oldest first (by `order`). An inactive (retired, or held for review)
+    correction is never shown itself, but a chain still runs through it: when it has
+    newer corrections, their heads stand in for it; when it has none, the chain ends
+    at the correction before it.
     """
     found: dict[str, None] = {}
     # The heads each correction leads to, worked out once: when every correction of a
@@ -38,11 +42,12 @@ def heads(
         if correction in done:
             return done[correction]
         newer = [c for c in reached_by.get(correction, ()) if c not in path]
-        if not newer or depth >= max_chain:
-            result: tuple[str, ...] = (correction,)
-        else:
+        result: tuple[str, ...] = ()
+        if newer and depth < max_chain:
             newer.sort(key=order, reverse=True)
             result = tuple(dict.fromkeys(h for s in newer for h in walk(s, path | {s}, depth + 1)))
+        if not result and correction not in inactive:
+            result = (correction,)
         done[correction] = result
         return result
 
@@ -65,7 +70,8 @@ def reaching_graph(
 ) -> tuple[dict[str, list[str]], dict[str, Memory]]:
     """Load the part of the reach graph that chains from these memories can walk.
 
-    Only active corrections reach anything, and a pair the person detached is gone.
+    A pair the person detached is gone. Corrections of every status are loaded, so a
+    chain can run through one that is retired (see `heads`).
     """
     edges: dict[str, list[str]] = {}
     corrections: dict[str, Memory] = {}
@@ -81,11 +87,7 @@ def reaching_graph(
         corrections.update(source.get_many(new))
         for target, candidates in found.items():
             edges[target] = [
-                c
-                for c in candidates
-                if c in corrections
-                and corrections[c].status == "active"
-                and target not in corrections[c].detached
+                c for c in candidates if c in corrections and target not in corrections[c].detached
             ]
         frontier = new
     return edges, corrections
@@ -98,7 +100,16 @@ def now_lines(source: ReachSource, memories: Sequence[Memory]) -> dict[str, list
     def order(mid: str) -> tuple[str, str]:
         return corrections[mid].order_key
 
-    return {m.id: [corrections[h] for h in heads(m.id, edges, order)] for m in memories}
+    inactive = frozenset(mid for mid, c in corrections.items() if c.status != "active")
+    return {
+        m.id: [corrections[h] for h in heads(m.id, edges, order, inactive=inactive)]
+        for m in memories
+    }
+
+
+def overtaken(source: ReachSource, memories: Sequence[Memory]) -> set[str]:
+    """The ids of these memories that show at least one `now:` line."""
+    return {mid for mid, shown in now_lines(source, memories).items() if shown}
 
 
 def render_with_now(memory: Memory, now: Sequence[Memory]) -> str:

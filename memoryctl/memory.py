@@ -150,6 +150,11 @@ def iso(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def moment(text: str) -> dt.datetime:
+    """memoryctl's ISO text back as an aware datetime, for writing it to frontmatter."""
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
 def parse_moment(value: Any) -> str:
     """A frontmatter date or datetime as memoryctl's ISO text; ValueError if it is neither.
 
@@ -255,8 +260,10 @@ def memory_from_note(
 
     status = str(data.get("status") or "active")
     if status not in STATUSES:
-        problems.append(f"status: {status!r} is not one of {', '.join(STATUSES)}")
-        status = "active"
+        # Fail safe: a status memoryctl cannot read keeps the memory out of context
+        # until a person looks at it, rather than putting a retired memory back.
+        problems.append(f"status: {status!r} is not one of {', '.join(STATUSES)}; held for review")
+        status = "needs_review"
 
     pinned_value = data.get("pinned", False)
     pin_order = data.get("pin_order")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryctl.actions import NewMemory, add_memory, frontmatter_for, utcnow
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, iso
 from memoryctl.storage.vault import Vault, VaultError
 
 SAMPLE = 5
@@ -66,7 +66,7 @@ def correct(
     if new.deprecates and not force:
         # Also validates the whole memory, so a bad date is reported before any counting.
         created = frontmatter_for(vault, new, moment)["created"]
-        check_guard(vault, new.deprecates, str(created))
+        check_guard(vault, new.deprecates, iso(created))
     return add_memory(vault, new, now=moment, why=why)
 
 

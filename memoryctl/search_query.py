@@ -24,6 +24,10 @@ COMMON_SHARE = 0.2
 # Most terms a message query keeps: enough to rank well, few enough to stay fast.
 MESSAGE_TERMS = 6
 MESSAGE_MIN_WORDS = 5
+# A message query stops adding terms once their memories add up to this many.
+MESSAGE_POSTINGS = 4000
+# BM25 ranks at most this many matches: the most recently indexed ones.
+RANK_CAP = 4000
 
 _STOPWORD_TEXT = """
     a about above after again against all am an and any are as at be because been
@@ -80,6 +84,14 @@ class QueryPlan:
     match: str
     by_recency: bool
     terms: tuple[str, ...]
+    # About how many memories the MATCH finds (the rarest term for AND, the sum for OR).
+    estimate: int = 0
+
+
+def _and(terms: list[str], df: dict[str, int], by_recency: bool) -> QueryPlan:
+    return QueryPlan(
+        " AND ".join(_quote(t) for t in terms), by_recency, tuple(terms), min(df[t] for t in terms)
+    )
 
 
 def plan(
@@ -96,13 +108,20 @@ def plan(
     if not present:
         return None
     limit = max(1, int(total * COMMON_SHARE))
-    rare = sorted((t for t in present if df[t] <= limit), key=lambda t: (df[t], t))
+    by_rarity = sorted(present, key=lambda t: (df[t], t))
+    rare = [t for t in by_rarity if df[t] <= limit]
     if is_message:
-        if rare:
-            chosen = rare[:MESSAGE_TERMS]
-            return QueryPlan(" OR ".join(_quote(t) for t in chosen), False, tuple(chosen))
-        chosen = sorted(present, key=lambda t: (df[t], t))[:2]
-        return QueryPlan(" AND ".join(_quote(t) for t in chosen), True, tuple(chosen))
+        if not rare:
+            return _and(by_rarity[:2], df, True)
+        # The rarest terms carry the ranking; stop adding terms once their posting lists
+        # would make the query slow, but always keep at least one.
+        chosen = [rare[0]]
+        for term in rare[1:MESSAGE_TERMS]:
+            if sum(df[t] for t in chosen) + df[term] > MESSAGE_POSTINGS:
+                break
+            chosen.append(term)
+        match = " OR ".join(_quote(t) for t in chosen)
+        return QueryPlan(match, False, tuple(chosen), sum(df[t] for t in chosen))
     if rare:
-        return QueryPlan(" AND ".join(_quote(t) for t in rare), False, tuple(rare))
-    return QueryPlan(" AND ".join(_quote(t) for t in present), True, tuple(present))
+        return _and(rare, df, False)
+    return _and(present, df, True)

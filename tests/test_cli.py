@@ -334,7 +334,9 @@ def test_a_missing_index_is_built_on_the_next_command(vault_dir, cli):
     db = index_path(vault_dir)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    assert cli(*v, "list", "--json").json()[0]["body"].strip() == "still here"
+    result = cli(*v, "list", "--json")
+    assert result.json()[0]["body"].strip() == "still here"
+    assert "index was missing" in result.err
 
 
 def test_reindex_full_reports_counts(vault_dir, cli):
@@ -427,3 +429,46 @@ def test_git_commit_helper_commits_only_named_paths(vault_dir):
     gitrepo.commit(vault_dir, ["a.md"], "just a")
     assert "b.md" in git_status(vault_dir)
     assert "a.md" not in git_status(vault_dir)
+
+
+def test_reindex_full_rebuilds_from_the_files_alone(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    cli(*v, "add", "kept")
+    from memoryctl.storage.vault import index_path
+
+    db = index_path(vault_dir)
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE notes SET title = 'tampered'")
+    conn.commit()
+    conn.close()
+    data = cli(*v, "reindex", "--full", "--json").json()
+    assert data["added"] == 1
+    assert cli(*v, "list", "--json").json()[0]["title"] == "kept"
+
+
+def test_an_unreadable_status_holds_the_memory_for_review(vault_dir, cli):
+    (vault_dir / "a.md").write_text("---\nid: oddstatus1\nstatus: Retired\n---\nold plan\n")
+    data = cli("--vault", str(vault_dir), "show", "oddstatus1", "--json").json()
+    assert data["status"] == "needs_review"
+    assert any("held for review" in p for p in data["problems"])
+
+
+def test_a_symlink_inside_the_vault_is_not_indexed_twice(vault_dir, cli):
+    (vault_dir / "real.md").write_text("---\nid: realnote01\n---\nthe real note\n")
+    (vault_dir / "alias.md").symlink_to(vault_dir / "real.md")
+    listed = cli("--vault", str(vault_dir), "list", "--json").json()
+    assert [m["path"] for m in listed] == ["real.md"]
+
+
+def test_the_first_write_to_an_undated_file_keeps_its_date(vault_dir, cli):
+    path = vault_dir / "undated.md"
+    path.write_text("---\nid: undated001\n---\nno date\n")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    before = cli("--vault", str(vault_dir), "show", "undated001", "--json").json()["created"]
+    cli("--vault", str(vault_dir), "pin", "undated001")
+    assert f"created: {before}" in path.read_text()
+    assert (
+        cli("--vault", str(vault_dir), "show", "undated001", "--json").json()["created"] == before
+    )

@@ -904,3 +904,14 @@ def test_deprecated_strings_match_literally_and_case_folded(
         assert [c.id for c in now["memory0001"]] == (["fixing0001"] if expected else [])
     finally:
         vault.close()
+
+
+def test_a_chain_runs_through_a_retired_correction_to_the_newest_one():
+    from memoryctl.corrections import heads
+
+    graph = {"m": ["c1"], "c1": ["c2"], "c2": ["c3"]}
+    order = {"c1": 1, "c2": 2, "c3": 3}.__getitem__
+    assert heads("m", graph, order, inactive=frozenset({"c2"})) == ["c3"]
+    # With nothing newer, a retired head falls back to the correction before it.
+    assert heads("m", graph, order, inactive=frozenset({"c3"})) == ["c2"]
+    assert heads("m", graph, order, inactive=frozenset({"c1", "c2", "c3"})) == []

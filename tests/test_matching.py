@@ -171,7 +171,7 @@ def texts_around(draw: st.DrawFn, needle: str) -> str:
     return "".join(pieces)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_the_rule_agrees_with_a_plain_reading_of_the_docstring(data: st.DataObject) -> None:
     needle = data.draw(needles, label="needle")
@@ -179,7 +179,7 @@ def test_the_rule_agrees_with_a_plain_reading_of_the_docstring(data: st.DataObje
     assert names(text, needle) == reference_names(text, needle)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.data())
 def test_spans_cut_the_original_text_where_it_names_the_string(data: st.DataObject) -> None:
     needle = data.draw(needles, label="needle")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ DEFAULT_CONFIG_TEXT = """\
 
 [vault]
 # Paths (relative to the vault) that are not memories. A trailing / means a folder.
-ignore = ["README.md", "AGENTS.md", "CLAUDE.md", "proposals/"]
+ignore = ["README.md", "AGENTS.md", "CLAUDE.md", "proposals/", "node_modules/"]
 
 [git]
 # Commit every change made through memoryctl, with a message that says what and why.
@@ -109,11 +110,16 @@ class VaultConfig:
             raise ConfigError(f"unknown profile {key!r}; valid profiles: {valid}")
         return self.profiles[key]
 
+    @cached_property
+    def _ignored_folders(self) -> tuple[str, ...]:
+        return tuple(p for p in self.ignore if p.endswith("/"))
+
+    @cached_property
+    def _ignored_files(self) -> frozenset[str]:
+        return frozenset(p for p in self.ignore if not p.endswith("/"))
+
     def is_ignored(self, relpath: str) -> bool:
-        return any(
-            relpath.startswith(pattern) if pattern.endswith("/") else relpath == pattern
-            for pattern in self.ignore
-        )
+        return relpath in self._ignored_files or relpath.startswith(self._ignored_folders)
 
 
 def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
@@ -145,12 +151,15 @@ def load_config(root: Path) -> VaultConfig:
     profiles = {"default": DEFAULT_PROFILE}
     for name, table in _section(data, "profiles").items():
         profiles[name] = _profile(path, name, table)
+    autocommit = git.get("autocommit", True)
+    if not isinstance(autocommit, bool):
+        raise ConfigError(f"{path}: [git] autocommit must be true or false (without quotes)")
     guard = corrections.get("guard", 2000)
-    if not isinstance(guard, int) or guard < 1:
+    if not isinstance(guard, int) or isinstance(guard, bool) or guard < 1:
         raise ConfigError(f"{path}: [corrections] guard must be a positive whole number")
     return VaultConfig(
         ignore=tuple(ignore),
-        autocommit=bool(git.get("autocommit", True)),
+        autocommit=autocommit,
         correction_guard=guard,
         anchors_repo=anchors.get("repo"),
         anchor_age_days=age,

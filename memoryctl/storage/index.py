@@ -62,6 +62,8 @@ class Index:
         self.root = root
         self.config = config
         self.notices: list[str] = []
+        self._df_cache: dict[str, int] = {}
+        self.built_fresh = False
         self._lock = threading.RLock()
         self._conn = self._connect()
         self.engine = create_engine("sqlite://", creator=lambda: self._conn, poolclass=StaticPool)
@@ -87,6 +89,7 @@ class Index:
             index = cls(db_path, root, config)
             index.notices.append(f"The index was rebuilt from the vault because {reason}.")
         assert index is not None
+        index.built_fresh = not existed
         index._create_schema()
         return index
 
@@ -163,24 +166,24 @@ class Index:
         """Bring the index up to date with the vault's files."""
         started = time.perf_counter()
         result = scan(self.root, self.config)
-        report = SyncReport(scanned=len(result.files), skipped=result.skipped)
-        known = {
-            path: (rowid, size, mtime, sha, mid)
-            for rowid, path, size, mtime, sha, mid in self.execute(
-                "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes"
-            )
+        stamps = {
+            path: (size, mtime)
+            for path, size, mtime in self.execute("SELECT path, size, mtime_ns FROM notes")
         }
+        report = SyncReport(scanned=len(result.files), skipped=result.skipped)
         todo: list[FileStat] = []
         seen: set[str] = set()
         for stat in result.files:
             seen.add(stat.relpath)
-            old = known.get(stat.relpath)
-            if not full and old and old[1] == stat.size and old[2] == stat.mtime_ns:
+            if not full and stamps.get(stat.relpath) == (stat.size, stat.mtime_ns):
                 report.unchanged += 1
                 continue
             todo.append(stat)
-        gone = [path for path in known if path not in seen]
+        gone = [path for path in stamps if path not in seen]
         if todo or gone:
+            known = self._known(
+                None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
+            )
             self._apply(todo, gone, known, report, progress)
         report.problems = self.broken_files()
         report.seconds = time.perf_counter() - started
@@ -206,19 +209,23 @@ class Index:
             todo.append(FileStat(relpath, st.st_size, st.st_mtime_ns))
         report.scanned = len(todo)
         if todo or gone:
-            placeholders = ",".join("?" * (len(todo) + len(gone)))
-            known = {
-                path: (rowid, size, mtime, sha, mid)
-                for rowid, path, size, mtime, sha, mid in self.execute(
-                    "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes "
-                    f"WHERE path IN ({placeholders})",
-                    [s.relpath for s in todo] + gone,
-                )
-            }
+            known = self._known([s.relpath for s in todo] + gone)
             gone = [p for p in gone if p in known]
             self._apply(todo, gone, known, report, None)
         report.seconds = time.perf_counter() - started
         return report
+
+    def _known(self, paths: list[str] | None) -> dict[str, tuple[int, int, int, str, str]]:
+        """What the index holds for these paths (all paths when None)."""
+        sql = "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes"
+        if paths is None:
+            rows = self.execute(sql)
+        else:
+            rows = []
+            for start in range(0, len(paths), 500):
+                part = paths[start : start + 500]
+                rows += self.execute(sql + f" WHERE path IN ({','.join('?' * len(part))})", part)
+        return {path: (rowid, size, mtime, sha, mid) for rowid, path, size, mtime, sha, mid in rows}
 
     def _apply(
         self,
@@ -266,6 +273,9 @@ class Index:
                 if progress:
                     progress(done, total)
             report.removed = len(gone_mids)
+            notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            if report.touched > 100 and report.touched * 100 > notes:
+                self._df_cache.clear()
             self._update_reach(conn, changed_rows, bulk=len(changed_rows) > _BULK_REACH)
 
     def _insert_many(
@@ -532,18 +542,42 @@ class Index:
         plan = search_query.plan(query, self._document_frequency, self._note_count())
         if plan is None:
             return []
-        status_clause = ""
-        params: list[object] = [plan.match]
+        if plan.by_recency:
+            sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
+            order = " ORDER BY rowid DESC"
+        else:
+            sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
+            if plan.estimate > search_query.RANK_CAP:
+                floor = self.execute(
+                    "SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
+                    "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                    (plan.match, search_query.RANK_CAP - 1),
+                )
+                if floor:
+                    sql += " AND rowid >= ?"
+                    params.append(floor[0][0])
+            order = " ORDER BY bm25(note_fts, 4.0, 1.0)"
+        # Rank inside the full-text index alone, then drop what the status filter
+        # excludes; joining every match to its row first costs more than the ranking.
+        fetch = limit * 3 + 20
+        while True:
+            ranked = [r for (r,) in self.execute(sql + order + " LIMIT ?", [*params, fetch])]
+            kept = self._current(ranked, statuses)
+            if len(kept) >= limit or len(ranked) < fetch:
+                return kept[:limit]
+            fetch *= 4
+
+    def _current(self, rowids: list[int], statuses: Sequence[str] | None) -> list[int]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        sql = f"SELECT rowid FROM notes WHERE rowid IN ({marks}) AND broken IS NULL"
+        params: list[object] = list(rowids)
         if statuses is not None:
-            status_clause = f" AND n.status IN ({','.join('?' * len(statuses))})"
+            sql += f" AND status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        params.append(limit)
-        order = "f.rowid DESC" if plan.by_recency else "bm25(note_fts, 4.0, 1.0)"
-        sql = (
-            "SELECT f.rowid FROM note_fts f JOIN notes n ON n.rowid = f.rowid "
-            f"WHERE note_fts MATCH ? AND n.broken IS NULL{status_clause} ORDER BY {order} LIMIT ?"
-        )
-        return [rowid for (rowid,) in self.execute(sql, params)]
+        ok = {r for (r,) in self.execute(sql, params)}
+        return [r for r in rowids if r in ok]
 
     def search(self, query: str, *, limit: int = 20, include_retired: bool = False) -> list[Memory]:
         statuses = None if include_retired else ("active",)
@@ -553,12 +587,20 @@ class Index:
         return self.execute("SELECT count(*) FROM notes")[0][0]
 
     def _document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
-        if not terms:
-            return {}
-        marks = ",".join("?" * len(terms))
-        rows = self.execute(f"SELECT term, doc FROM note_vocab WHERE term IN ({marks})", terms)
-        found = dict(rows)
-        return {term: found.get(term, 0) for term in terms}
+        """How many memories contain each term, remembered between searches.
+
+        Counting a term's matches is cheap for rare terms and a few milliseconds for the
+        commonest; the counts only steer the query plan, so they may lag a few edits.
+        """
+        result = {}
+        for term in terms:
+            if term not in self._df_cache:
+                rows = self.execute(
+                    "SELECT count(*) FROM note_fts WHERE note_fts MATCH ?", (_quote(term),)
+                )
+                self._df_cache[term] = rows[0][0]
+            result[term] = self._df_cache[term]
+        return result
 
     # --- corrections --------------------------------------------------------------------
 
@@ -639,8 +681,17 @@ class Index:
         )
 
 
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
 class IndexCorrupt(Exception):
     pass
+
+
+def remove_index(db_path: Path) -> None:
+    """Delete an index; the next open builds it again from the vault."""
+    _remove_db(db_path)
 
 
 def _remove_db(db_path: Path) -> None:

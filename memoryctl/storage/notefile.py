@@ -21,7 +21,9 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 BOM = "\ufeff"
 _FENCE = re.compile(r"---[ \t]*")
 _CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
-_TOP_KEY = re.compile(r"""(?:"[^"]*"|'[^']*'|[^\s#\-?:][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t]|$)""")
+_TOP_KEY = re.compile(
+    r"""(?:"[^"]*"|'[^']*'|[^\s#\-?:][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t\r\n]|$)"""
+)
 
 
 class NoteError(Exception):
@@ -71,10 +73,15 @@ class NoteFile:
         nl = self.newline
         segments = list(self.segments)
         for key, value in changes.items():
-            index = next((i for i, (k, _) in enumerate(segments) if k == key), None)
+            found = [i for i, (k, _) in enumerate(segments) if k == key]
+            for extra in reversed(found[1 if value is not None else 0 :]):
+                # Removed, or written twice (PyYAML reads the last one): drop all but one,
+                # keeping the comments that stood between it and the next key.
+                kept = _trailing_blank_lines(segments[extra][1])
+                kept = kept[kept.find("#") :] if "#" in kept else ""
+                segments[extra : extra + 1] = [(None, kept)] if kept else []
+            index = found[0] if found and value is not None else None
             if value is None:
-                if index is not None:
-                    del segments[index]
                 continue
             text = yamlsubset.dump_item(key, value, nl)
             if index is None:
@@ -83,7 +90,7 @@ class NoteFile:
                     segments[-1] = (last_key, last_text + nl)
                 segments.append((key, text))
             else:
-                segments[index] = (key, text + _trailing_blank_lines(segments[index][1], nl))
+                segments[index] = (key, text + _trailing_blank_lines(segments[index][1]))
         if body is None:
             new_body = self.body
         else:
@@ -105,15 +112,15 @@ class NoteFile:
         return note
 
 
-def _trailing_blank_lines(text: str, nl: str) -> str:
-    """Keep the blank lines that separated a rewritten key from the next one."""
+def _trailing_blank_lines(text: str) -> str:
+    """The blank lines and comments that separate a key's value from the next key."""
     lines = text.splitlines(keepends=True)
-    blanks = 0
-    for line in reversed(lines):
-        if line.strip():
+    kept = 0
+    for line in reversed(lines[1:]):
+        if line.strip() and not line.startswith("#"):
             break
-        blanks += 1
-    return nl * blanks
+        kept += 1
+    return "".join(lines[len(lines) - kept :])
 
 
 def _with_newlines(text: str, nl: str) -> str:
@@ -127,7 +134,7 @@ def _split_segments(fm_text: str) -> list[tuple[str | None, str]]:
     for line in fm_text.splitlines(keepends=True):
         match = _TOP_KEY.match(line)
         if match and not line[0].isspace():
-            key = line.split(":", 1)[0].strip().strip("\"'")
+            key = match.group(0).rstrip()[:-1].strip().strip("\"'")
             segments.append((key, line))
         elif segments:
             key, text = segments[-1]
@@ -140,7 +147,7 @@ def _split_segments(fm_text: str) -> list[tuple[str | None, str]]:
 def decode(raw: bytes) -> str:
     if len(raw) > MAX_FILE_BYTES:
         raise NoteError(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
-    if not raw.strip():
+    if not raw.removeprefix(BOM.encode()).strip():
         raise NoteError("file is empty")
     try:
         return raw.decode("utf-8")
@@ -165,13 +172,17 @@ def parse_text(text: str) -> NoteFile:
             break
     else:
         raise NoteError("frontmatter has no closing '---' line")
+    newline = "\r\n" if lines[0].endswith("\r\n") else "\n"  # the frontmatter's, not the body's
     fm_text = "".join(lines[1:end])
     try:
         data = yamlsubset.load(fm_text)
     except yaml.YAMLError as error:
-        raise NoteError(f"malformed YAML frontmatter: {_yaml_reason(error)}") from None
+        raise NoteError(f"malformed YAML frontmatter: {_yaml_reason(error, fm_text)}") from None
     except ValueError as error:
         raise NoteError(f"malformed YAML frontmatter: {error}") from None
+    except (LookupError, AttributeError, TypeError, ArithmeticError, RecursionError) as error:
+        # PyYAML's constructors fail like this on e.g. `!!bool maybe` or `!!int ''`.
+        raise NoteError(f"malformed YAML frontmatter: cannot build a value ({error!r})") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -192,12 +203,15 @@ def parse_bytes(raw: bytes) -> NoteFile:
     return parse_text(decode(raw))
 
 
-def _yaml_reason(error: yaml.YAMLError) -> str:
+def _yaml_reason(error: yaml.YAMLError, fm_text: str) -> str:
     mark = getattr(error, "problem_mark", None)
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
     if mark is not None:
         # +2: the opening fence is line 1 of the file, and marks count from 0.
         return f"{problem} at line {mark.line + 2}"
+    character = getattr(error, "character", None)  # a ReaderError: an unreadable character
+    if isinstance(character, int) and chr(character) in fm_text:
+        return f"{problem} at line {fm_text.count(chr(10), 0, fm_text.index(chr(character))) + 2}"
     return problem
 
 

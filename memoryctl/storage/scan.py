@@ -59,16 +59,20 @@ def scan(root: Path, config: VaultConfig) -> ScanResult:
                 if not config.is_ignored(relpath + "/"):
                     stack.append(relpath + "/")
                 continue
-            if not is_memory_path(relpath, config):
+            # Folders were filtered on the way down, so only the file itself is left to check.
+            if entry.name[-3:].lower() != ".md" or config.is_ignored(relpath):
                 continue
             if entry.is_symlink():
-                if not _inside(real_root, entry.path):
-                    skipped.append((relpath, "symlink points outside the vault; not followed"))
-                    continue
-                if not entry.is_file():
-                    skipped.append((relpath, "symlink does not point to a file"))
-                    continue
-            elif not entry.is_file(follow_symlinks=False):
+                # Never followed: a link out of the vault would expose other files, and
+                # a link inside it would index the same note twice.
+                reason = (
+                    "symlink points outside the vault; not followed"
+                    if not _inside(real_root, entry.path)
+                    else "symlink; not followed (the file it points to is read where it is)"
+                )
+                skipped.append((relpath, reason))
+                continue
+            if not entry.is_file(follow_symlinks=False):
                 continue
             try:
                 stat = entry.stat()

@@ -79,5 +79,4 @@ class MetaRow(SQLModel, table=True):
 FTS_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5("
     "title, body, content='', tokenize='unicode61 remove_diacritics 2')",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS note_vocab USING fts5vocab(note_fts, 'row')",
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 import platformdirs
 
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, moment
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.atomic import ChangedOnDisk, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
@@ -65,6 +65,11 @@ class Vault:
         if self._index is None:
             self._index = Index.open(self.db_path, self.root, self.config)
             self.last_sync = self._index.sync()
+            if self._index.built_fresh and self.last_sync.added:
+                self._index.notices.append(
+                    f"The index was missing, so it was built from the vault "
+                    f"({self.last_sync.added} files)."
+                )
         return self._index
 
     @property
@@ -131,6 +136,10 @@ class Vault:
         if not loaded.memory.has_id and "id" not in changes:
             # The first write gives a file its id: the one it has been known by.
             changes = {"id": loaded.memory.id, **changes}
+        if "created" not in loaded.note.data and "created" not in changes:
+            # A file without `created` is dated by its mtime, which every write moves;
+            # writing the date down keeps the memory as old as it was.
+            changes = {**changes, "created": moment(loaded.memory.created)}
         try:
             note = loaded.note.with_changes(changes, body=body)
         except notefile.NoteError as error:

@@ -34,5 +34,16 @@ def watch_vault(
         vault.root, stop_event=stop, debounce=debounce_ms, step=50, raise_interrupt=False
     ):
         paths = relevant_paths(vault, changes)
-        if paths:
+        if any(_is_folder_change(vault, path) for _, path in changes):
+            # A folder renamed or removed reports only the folder, not the files in it.
+            yield vault.index.sync(), paths
+        elif paths:
             yield vault.index.sync_paths(paths), paths
+
+
+def _is_folder_change(vault: Vault, absolute: str) -> bool:
+    if absolute.lower().endswith(".md") or os.path.isfile(absolute):
+        return False
+    relpath = os.path.relpath(absolute, vault.root).replace(os.sep, "/")
+    top = relpath.split("/", 1)[0]
+    return not relpath.startswith("..") and not top.startswith(".")

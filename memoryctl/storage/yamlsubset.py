@@ -263,6 +263,8 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_ti
 def _is_plain(text: str) -> bool:
     if not text or "\n" in text or "\r" in text or any(c in text for c in ",[]{}"):
         return False
+    if text[0].isdigit() or text[0] in "+-.":
+        return False  # quoted, so YAML 1.2 readers (Obsidian, JavaScript) see text too
     try:
         plain = scalar(text) == text
     except Unsupported:
@@ -277,9 +279,7 @@ def _flows(value: Any) -> bool:
     if isinstance(value, dict | list | tuple):
         return False
     # Quotes send a flow list to the slow path; "?" breaks it for PyYAML's own parser.
-    return not isinstance(value, str) or (
-        _is_plain(value) and not any(c in value for c in "'\"?")
-    )
+    return not isinstance(value, str) or (_is_plain(value) and not any(c in value for c in "'\"?"))
 
 
 def _quoted(text: str) -> str:
@@ -314,6 +314,8 @@ def dump_scalar(value: Any) -> str:
         offset = value.utcoffset()
         if offset is not None and offset % dt.timedelta(minutes=1):
             value = value.astimezone(dt.UTC)  # YAML offsets have no seconds
+        if value.utcoffset() == dt.timedelta(0) and not value.microsecond:
+            return value.strftime("%Y-%m-%dT%H:%M:%SZ")  # how memoryctl writes moments
         return value.isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
