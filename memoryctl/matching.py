@@ -67,17 +67,27 @@ def spans(text: str, needle: str) -> Iterator[tuple[int, int]]:
     and each folded offset is mapped back to the character it came from.
     """
     folded_chars: list[str] = []
-    origin: list[int] = []
-    for index, char in enumerate(text):
-        piece = fold(char)
+    origin: list[tuple[int, int]] = []
+    for start, end in _clusters(text):
+        # A letter is folded together with the accents that follow it, as `fold` does
+        # for the whole text, so "Cafe" + U+0301 is found by "café".
+        piece = fold(text[start:end])
         folded_chars.append(piece)
-        origin.extend([index] * len(piece))
+        origin.extend([(start, end)] * len(piece))
     folded = "".join(folded_chars)
-    origin.append(len(text))
     for match in pattern(needle).finditer(folded):
-        start = origin[match.start()]
-        end = origin[match.end() - 1] + 1 if match.end() > match.start() else start
-        yield start, end
+        if match.end() == match.start():
+            continue
+        yield origin[match.start()][0], origin[match.end() - 1][1]
+
+
+def _clusters(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each character with the combining marks that follow it."""
+    start = 0
+    for index in range(1, len(text) + 1):
+        if index == len(text) or not unicodedata.combining(text[index]):
+            yield start, index
+            start = index
 
 
 def check_needle(needle: str) -> str | None:

@@ -108,6 +108,12 @@ def test_spans_point_into_the_original_text_even_after_case_folding_changes_leng
     assert [text[a:b] for a, b in found] == ["Straße", "STRASSE", "straße"]
 
 
+def test_spans_find_a_name_typed_with_a_combining_accent() -> None:
+    text = "Cafe\u0301 au lait"  # "Café" with the accent typed separately
+    assert names(text, "café")
+    assert list(spans(text, "café")) == [(0, 5)]
+
+
 def test_a_name_does_not_end_inside_an_accented_letter() -> None:
     assert not names("cafe\u0301s", "cafe")  # "cafés" with a combining accent
     assert not names("xİ", "xi")  # İ folds to "i" + a combining dot
