@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from memoryctl import __version__
-from memoryctl.memory import KINDS, STATUSES, VISIBILITIES, Memory
+from memoryctl.memory import KINDS, STATUSES, VISIBILITIES, Memory, marks
 
 EXIT_USER = 1
 EXIT_USAGE = 2
@@ -43,16 +43,6 @@ def note(text: str) -> None:
 
 def short(memory: Memory) -> dict[str, str]:
     return {"id": memory.id, "title": memory.title, "path": memory.path}
-
-
-def marks(memory: Memory, overtaken: bool = False) -> str:
-    flags = [
-        "!" if memory.broken or memory.problems else " ",
-        "*" if memory.pinned else " ",
-        "~" if overtaken else " ",
-        {"needs_review": "?", "retired": "x"}.get(memory.status, " "),
-    ]
-    return "".join(flags)
 
 
 def line_for(memory: Memory, overtaken: bool = False) -> str:
@@ -626,9 +616,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("tui", cmd_tui, "open the terminal UI")
     p.add_argument("path", nargs="?", metavar="VAULT")
 
-    from memoryctl import cli_bundle
+    from memoryctl import cli_bundle, cli_mcp
 
     cli_bundle.register(command)
+    cli_mcp.register(command)
     return parser
 
 

@@ -122,6 +122,17 @@ class Memory:
         }
 
 
+def marks(memory: Memory, overtaken: bool = False) -> str:
+    """The four marks the CLI and the TUI put before a memory: ! * ~ and ? or x."""
+    flags = [
+        "!" if memory.broken or memory.problems else " ",
+        "*" if memory.pinned else " ",
+        "~" if overtaken else " ",
+        {"needs_review": "?", "retired": "x"}.get(memory.status, " "),
+    ]
+    return "".join(flags)
+
+
 def path_id(relpath: str) -> str:
     """The identity of a file that has no `id` yet: stable while the file keeps its path."""
     digest = hashlib.sha1(relpath.encode("utf-8")).digest()

@@ -11,15 +11,17 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from memoryctl.memory import Memory, moment
 from memoryctl.storage import gitrepo, notefile
-from memoryctl.storage.atomic import ChangedOnDisk, write_atomic
+from memoryctl.storage.atomic import ChangedOnDisk, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
-from memoryctl.storage.index import Index, SyncReport
+
+if TYPE_CHECKING:  # the index pulls in SQLAlchemy; import it only when it is opened
+    from memoryctl.storage.index import Index, SyncReport
 
 INDEX_FILE = "index.sqlite3"
 
@@ -63,6 +65,8 @@ class Vault:
     def index(self) -> Index:
         """The index, opened and brought up to date on first use."""
         if self._index is None:
+            from memoryctl.storage.index import Index
+
             self._index = Index.open(self.db_path, self.root, self.config)
             self.last_sync = self._index.sync()
             if self._index.built_fresh and self.last_sync.added:
@@ -133,19 +137,7 @@ class Vault:
         extra_paths: list[str] | None = None,
     ) -> Memory:
         """Change keys (and maybe the body) of one memory file, then index and commit it."""
-        if not loaded.memory.has_id and "id" not in changes:
-            # The first write gives a file its id: the one it has been known by.
-            changes = {"id": loaded.memory.id, **changes}
-        if "created" not in loaded.note.data and "created" not in changes:
-            # A file without `created` is dated by its mtime, which every write moves;
-            # writing the date down keeps the memory as old as it was.
-            changes = {**changes, "created": moment(loaded.memory.created)}
-        try:
-            note = loaded.note.with_changes(changes, body=body)
-        except notefile.NoteError as error:
-            raise VaultError(
-                f"the change would make {loaded.memory.path} unreadable: {error}"
-            ) from None
+        note = self.changed_note(loaded, changes, body)
         path = self.root / loaded.memory.path
         try:
             write_atomic(path, note.to_bytes(), loaded.sha)
@@ -156,6 +148,56 @@ class Vault:
         updated = self.index.by_path(loaded.memory.path)
         assert updated is not None
         return updated
+
+    def changed_note(
+        self, loaded: Loaded, changes: dict[str, Any], body: str | None = None
+    ) -> notefile.NoteFile:
+        """A memory's file with these changes, not yet written."""
+        if not loaded.memory.has_id and "id" not in changes:
+            # The first write gives a file its id: the one it has been known by.
+            changes = {"id": loaded.memory.id, **changes}
+        if "created" not in loaded.note.data and "created" not in changes:
+            # A file without `created` is dated by its mtime, which every write moves;
+            # writing the date down keeps the memory as old as it was.
+            changes = {**changes, "created": moment(loaded.memory.created)}
+        try:
+            return loaded.note.with_changes(changes, body=body)
+        except notefile.NoteError as error:
+            raise VaultError(
+                f"the change would make {loaded.memory.path} unreadable: {error}"
+            ) from None
+
+    def write_many(
+        self,
+        notes: list[tuple[Loaded, notefile.NoteFile]],
+        files: list[tuple[str, bytes, str | None]],
+        message: str,
+    ) -> str | None:
+        """Write several memories (as `changed_note` made them) and other vault files
+        (relpath, bytes, the sha they must still have, or None for a new file), then
+        index the memories and make one commit of everything. Returns the commit.
+
+        Every file is checked before any is written, so a file changed on disk stops
+        the whole change rather than half of it.
+        """
+        for loaded, _ in notes:
+            if current_sha(self.root / loaded.memory.path) != loaded.sha:
+                raise VaultError(
+                    f"{loaded.memory.path} changed on disk since memoryctl read it; "
+                    "not overwritten. Read it again and retry."
+                )
+        for relpath, _, expected in files:
+            if current_sha(self.root / relpath) != expected:
+                state = "exists" if expected is None else "changed on disk since memoryctl read it"
+                raise VaultError(f"{relpath} {state}; not overwritten. Read it again and retry.")
+        for loaded, note in notes:
+            self.write_file(loaded.memory.path, note.to_bytes(), loaded.sha)
+        for relpath, data, expected in files:
+            self.write_file(relpath, data, expected)
+        memory_paths = [loaded.memory.path for loaded, _ in notes]
+        if memory_paths:
+            self.index.sync_paths(memory_paths)
+        return self.commit([*memory_paths, *(relpath for relpath, _, _ in files)], message)
 
     def create(self, relpath: str, note: notefile.NoteFile, message: str) -> Memory:
         path = self.root / relpath

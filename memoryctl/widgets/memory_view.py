@@ -1,0 +1,150 @@
+"""One memory, readable: title, frontmatter fields, Markdown body and its `now:` lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Container, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+from memoryctl.memory import Memory
+
+OPEN_HINT = "Press enter to open the memory under the cursor."
+OVERTAKEN_NOTICE = "~ A newer correction overtakes this memory: see the now: lines below."
+
+
+def memory_fields(memory: Memory) -> list[tuple[str, str]]:
+    """The frontmatter a person reads, as (name, value) pairs; empty values left out."""
+    source = memory.source_kind or ""
+    if memory.source_ref:
+        source = f"{source}: {memory.source_ref}" if source else memory.source_ref
+    anchors = [a.path + (f"#{a.symbol}" if a.symbol else "") for a in memory.anchors]
+    pairs = [
+        ("id", memory.id if memory.has_id else f"{memory.id} (no id in the file)"),
+        ("kind", memory.kind),
+        ("status", memory.status),
+        ("pinned", "yes" if memory.pinned else ""),
+        ("namespace", memory.namespace),
+        ("visibility", memory.visibility),
+        ("created", memory.created),
+        ("tags", ", ".join(memory.tags)),
+        ("source", source),
+        ("deprecates", ", ".join(memory.deprecates)),
+        ("derived_from", ", ".join(memory.derived_from)),
+        ("anchors", ", ".join(anchors)),
+    ]
+    pairs += [("problem", problem) for problem in memory.problems]
+    return [(name, value) for name, value in pairs if value]
+
+
+class MemoryView(VerticalScroll, can_focus=True):
+    """The open memory. A broken file shows its error and raw text, so it can be read."""
+
+    DEFAULT_CSS = """
+    MemoryView {
+        border: tall $border-blurred;
+        padding: 0 1;
+        border-title-color: $text-muted;
+        &:focus { border: tall $border; border-title-color: $text; }
+        #memory-title { text-style: bold; color: $text-primary; }
+        #memory-overtaken { color: $text-warning; }
+        #memory-fields {
+            layout: grid;
+            grid-size: 2;
+            grid-columns: 14 1fr;
+            height: auto;
+            margin: 1 0 0 0;
+        }
+        .field-name { color: $text-muted; }
+        #memory-error {
+            color: $text-error;
+            background: $error-muted;
+            padding: 0 1;
+            margin: 1 0 0 0;
+        }
+        #memory-raw { margin: 1 0 0 0; color: $text-muted; }
+        #memory-body { margin: 1 0 0 0; padding: 0; background: transparent; }
+        #memory-now { height: auto; margin: 0 0 1 0; }
+        .now-line {
+            border-left: outer $warning;
+            background: $warning-muted;
+            padding: 0 1;
+            margin: 0 0 1 0;
+        }
+        #memory-message { color: $text-muted; margin: 1 0 0 0; }
+        &.-overtaken #memory-body { text-opacity: 70%; }
+
+        /* Which parts show: a memory, a broken file, or a message instead of either. */
+        #memory-overtaken, #memory-error, #memory-raw, #memory-message { display: none; }
+        &.-overtaken #memory-overtaken { display: block; }
+        &.-broken #memory-error, &.-broken #memory-raw { display: block; }
+        &.-broken #memory-body { display: none; }
+        &.-empty > * { display: none; }
+        &.-empty > #memory-message { display: block; }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="memory-title", markup=False)
+        yield Static(OVERTAKEN_NOTICE, id="memory-overtaken", markup=False)
+        yield Container(id="memory-fields")
+        yield Static(id="memory-error", markup=False)
+        yield Markdown(id="memory-body")
+        yield Static(id="memory-raw", markup=False)
+        yield Vertical(id="memory-now")
+        yield Static(id="memory-message")
+
+    def on_mount(self) -> None:
+        self.show_message(OPEN_HINT)
+
+    @property
+    def message(self) -> str:
+        return str(self.query_one("#memory-message", Static).content)
+
+    def show_message(self, text: str) -> None:
+        """Show a hint instead of a memory (nothing open yet, an empty vault, an error)."""
+        self.query_one("#memory-message", Static).update(Content(text))
+        self.border_title = None
+        self.set_classes("-empty")
+
+    async def show(self, memory: Memory, now: Sequence[Memory], raw: str | None = None) -> None:
+        """Show a memory, the corrections that overtake it, and for a broken file its text."""
+        self.set_classes("")
+        self.set_class(memory.broken is not None, "-broken")
+        self.set_class(bool(now), "-overtaken")
+        self.border_title = memory.path
+        self.query_one("#memory-title", Static).update(memory.title)
+        if memory.broken is not None:
+            fields = [("path", memory.path), ("created", f"{memory.created} (file time)")]
+            self.query_one("#memory-error", Static).update(
+                f"Cannot read this file: {memory.broken}"
+            )
+            self.query_one("#memory-raw", Static).update(raw or "")
+        else:
+            fields = memory_fields(memory)
+        grid = self.query_one("#memory-fields", Container)
+        await grid.remove_children()
+        await grid.mount_all(
+            Static(text, classes=f"field-{part}", markup=False)
+            for name, value in fields
+            for part, text in (("name", name), ("value", value))
+        )
+        await self.query_one("#memory-body", Markdown).update(
+            "" if memory.broken is not None else memory.body
+        )
+        now_box = self.query_one("#memory-now", Vertical)
+        await now_box.remove_children()
+        await now_box.mount_all(
+            Static(
+                Content.assemble(
+                    ("now: ", "bold $text-warning"),
+                    correction.text,
+                    (f"  ({correction.id})", "$text-muted"),
+                ),
+                classes="now-line",
+            )
+            for correction in now
+        )
+        self.scroll_home(animate=False)
