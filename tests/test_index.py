@@ -131,3 +131,29 @@ def test_the_index_lives_outside_the_vault(vault_dir):
     _ = vault.index
     assert not str(vault.db_path).startswith(str(vault_dir))
     assert vault.db_path.exists()
+
+
+def test_a_file_changed_on_disk_after_it_was_read_is_never_overwritten(vault_dir):
+    import pytest
+
+    from memoryctl.storage.vault import VaultError
+
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "first"))
+    vault = Vault(vault_dir)
+    loaded = vault.load(vault.resolve("aaaaaaaaaa"))
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "an edit made in another editor"))
+    with pytest.raises(VaultError, match=r"a\.md changed on disk since memoryctl read it"):
+        vault.write(loaded, {"pinned": True}, "Pin")
+    assert "an edit made in another editor" in (vault_dir / "a.md").read_text()
+    assert sorted(p.name for p in vault_dir.iterdir() if p.suffix == ".tmp") == []
+
+
+def test_writes_leave_no_temporary_files_and_keep_the_file_mode(vault_dir):
+    path = vault_dir / "a.md"
+    write(path, note("aaaaaaaaaa", "first"))
+    path.chmod(0o640)
+    vault = Vault(vault_dir)
+    vault.write(vault.load(vault.resolve("aaaaaaaaaa")), {"pinned": True}, "Pin")
+    assert oct(path.stat().st_mode & 0o777) == "0o640"
+    assert "pinned: true" in path.read_text()
+    assert [p.name for p in vault_dir.rglob("*.tmp")] == []
