@@ -46,9 +46,68 @@ def diagnose(vault: Vault) -> list[Finding]:
     if vault.last_sync:
         for path, reason in vault.last_sync.skipped:
             findings.append(Finding("warning", path, reason))
+    findings += review_findings(vault)
     if not vault.is_git:
         findings.append(
             Finding("warning", ".", "the vault is not a git repository; changes have no history")
         )
     unique = list(dict.fromkeys(findings))
     return sorted(unique, key=lambda f: (f.path, f.severity, f.message))
+
+
+def review_findings(vault: Vault) -> list[Finding]:
+    """Lineage cycles, unreadable or unresolved proposals, `retires` that name no memory,
+    and anchor paths that would leave the repository."""
+    from memoryctl.anchors import AnchorPathError, normalize_anchor_path
+    from memoryctl.checks import memories_where
+    from memoryctl.lineage import cycles
+    from memoryctl.proposals import ProposalStore
+
+    index = vault.index
+    findings: list[Finding] = []
+    edges: dict[str, list[str]] = {}
+    paths: dict[str, str] = {}
+    for mid, path, source in index.execute(
+        "SELECT n.mid, n.path, d.source FROM derivations d JOIN notes n ON n.rowid = d.note"
+    ):
+        edges.setdefault(mid, []).append(source)
+        paths.setdefault(mid, path)
+    for cycle in cycles(edges):
+        findings.append(
+            Finding(
+                "warning",
+                paths.get(cycle[0], cycle[0]),
+                f"derived_from forms a cycle: {' → '.join(cycle)}; lineage stops going round it",
+            )
+        )
+    loaded = ProposalStore.of(vault).load()
+    for path, problem in loaded.problems:
+        findings.append(Finding("error", path, f"{problem}; this proposal is skipped"))
+    pending = [p for p in loaded.proposals if p.is_pending]
+    known = index.get_many({t for p in pending for t in p.targets})
+    for proposal in pending:
+        for target in proposal.targets:
+            if target not in known:
+                findings.append(
+                    Finding(
+                        "warning",
+                        proposal.path,
+                        f"unresolved: its target {target} no longer exists; "
+                        f"decline it (memoryctl review decline {proposal.id})",
+                    )
+                )
+    naming = memories_where(vault, "doc NOT LIKE '%\"retires\":[]%'")
+    named = index.get_many({t for m in naming for t in m.retires})
+    for memory in naming:
+        for target in memory.retires:
+            if target not in named:
+                findings.append(
+                    Finding("warning", memory.path, f"retires: {target} is no memory (unreplaced)")
+                )
+    for memory in memories_where(vault, "doc NOT LIKE '%\"anchors\":[]%'"):
+        for anchor in memory.anchors:
+            try:
+                normalize_anchor_path(anchor.path)
+            except AnchorPathError as error:
+                findings.append(Finding("warning", memory.path, f"anchors: {error}"))
+    return findings

@@ -4,12 +4,18 @@ A predicate holds one value (`single`: a person lives in one city) or many (`mul
 person likes many fruits), and may exclude other predicates value for value:
 `dislikes: mangoes` ends `likes: mangoes`. The registry lives in `memoryctl.toml`
 under `[predicates.NAME]`; a vault without one uses the starter registry below.
+
+The rules never retire anything: `rule_suggestions` returns proposals for the person
+to approve or decline (see proposals.py and review.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memoryctl.memory import Memory
+from memoryctl.proposals import Suggestion
 from memoryctl.storage.config import ConfigError, VaultConfig
 
 CARDINALITIES = ("single", "multi")
@@ -79,3 +85,107 @@ def exclusions(registry: dict[str, Predicate]) -> dict[str, frozenset[str]]:
             pairs.setdefault(predicate.name, set()).add(other)
             pairs.setdefault(other, set()).add(predicate.name)
     return {name: frozenset(others) for name, others in pairs.items()}
+
+
+# --- typed-fact rules: what a newer fact proposes to retire ------------------------------
+
+
+def normalized(text: str | None) -> str:
+    """Values, subjects and predicates are compared after folding case and whitespace."""
+    return " ".join((text or "").casefold().split())
+
+
+def _by_name(registry: dict[str, Predicate]) -> dict[str, Predicate]:
+    return {normalized(name): predicate for name, predicate in registry.items()}
+
+
+def _is_typed(memory: Memory) -> bool:
+    return bool(memory.subject and memory.predicate and memory.value) and not memory.broken
+
+
+def rule_suggestions(
+    memories: Iterable[Memory], registry: dict[str, Predicate]
+) -> list[Suggestion]:
+    """The retirements the registry's rules propose among these typed facts.
+
+    - A `single` predicate holds one value per subject: the newest active fact proposes
+      retiring every older one with another value.
+    - A predicate that excludes another ends it value for value: a newer `dislikes:
+      mangoes` proposes retiring an older `likes: mangoes` (exclusion works both ways,
+      as in the context bundle's conflicts).
+
+    Only an active fact proposes, only a fact that is not retired is proposed, and each
+    fact is proposed once, by the newest fact that ends it. Anything else, such as
+    `likes: papayas` beside `likes: mangoes`, proposes nothing.
+    """
+    facts = [m for m in memories if _is_typed(m) and m.status != "retired"]
+    predicates = _by_name(registry)
+    excluded_by = {
+        normalized(name): {normalized(o) for o in others}
+        for name, others in exclusions(registry).items()
+    }
+    by_subject: dict[str, list[Memory]] = {}
+    for memory in facts:
+        by_subject.setdefault(normalized(memory.subject), []).append(memory)
+
+    chosen: dict[str, tuple[tuple[str, str], Suggestion]] = {}
+
+    def offer(older: Memory, newer: Memory, suggestion: Suggestion) -> None:
+        previous = chosen.get(older.id)
+        if previous is None or newer.order_key > previous[0]:
+            chosen[older.id] = (newer.order_key, suggestion)
+
+    for group in by_subject.values():
+        group.sort(key=lambda m: m.order_key)
+        newest_single: dict[str, Memory] = {}
+        newest_holding: dict[tuple[str, str], Memory] = {}  # (predicate, value) -> fact
+        for memory in group:
+            if memory.status != "active":
+                continue
+            name = normalized(memory.predicate)
+            newest_holding[(name, normalized(memory.value))] = memory
+            predicate = predicates.get(name)
+            if predicate and predicate.cardinality == "single":
+                newest_single[name] = memory
+        for older in group:
+            name = normalized(older.predicate)
+            value = normalized(older.value)
+            newer = newest_single.get(name)
+            if newer and newer.order_key > older.order_key and normalized(newer.value) != value:
+                offer(older, newer, _single_suggestion(older, newer))
+            for other_name in excluded_by.get(name, ()):
+                other = newest_holding.get((other_name, value))
+                if other is not None and other.order_key > older.order_key:
+                    offer(older, other, _excludes_suggestion(older, other))
+    return [suggestion for _, suggestion in sorted(chosen.values(), key=lambda c: c[1].targets)]
+
+
+def _single_suggestion(older: Memory, newer: Memory) -> Suggestion:
+    return Suggestion(
+        action="retire",
+        targets=(older.id,),
+        reason=(
+            f"{newer.predicate} holds one value for {newer.subject}: the newer "
+            f"{newer.value!r} ({newer.id}, {newer.created[:10]}) replaces {older.value!r}"
+        ),
+        origin="rule",
+        ref=newer.id,
+        trigger=f"single {normalized(newer.predicate)}={normalized(newer.value)}",
+    )
+
+
+def _excludes_suggestion(older: Memory, newer: Memory) -> Suggestion:
+    return Suggestion(
+        action="retire",
+        targets=(older.id,),
+        reason=(
+            f"the newer {newer.subject} {newer.predicate}: {newer.value} "
+            f"({newer.id}, {newer.created[:10]}) excludes {older.predicate}: {older.value}"
+        ),
+        origin="rule",
+        ref=newer.id,
+        trigger=(
+            f"excludes {normalized(newer.predicate)}/{normalized(older.predicate)}"
+            f"={normalized(newer.value)}"
+        ),
+    )

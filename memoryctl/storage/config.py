@@ -13,6 +13,9 @@ CONFIG_NAME = "memoryctl.toml"
 DEFAULT_IGNORE = ("README.md", "AGENTS.md", "CLAUDE.md", "proposals/", "node_modules/")
 # Folders that are never memories, whatever the settings say.
 ALWAYS_IGNORED_DIRS = frozenset({".git", ".memoryctl", ".obsidian", ".trash"})
+# The review queue's folder at the vault's root: its files are proposals, never memories,
+# even when a vault's own `ignore` list leaves it out.
+PROPOSALS_DIR = "proposals"
 
 DEFAULT_CONFIG_TEXT = """\
 # memoryctl settings for this vault. Every key is optional.
@@ -112,7 +115,7 @@ class VaultConfig:
 
     @cached_property
     def _ignored_folders(self) -> tuple[str, ...]:
-        return tuple(p for p in self.ignore if p.endswith("/"))
+        return (f"{PROPOSALS_DIR}/", *(p for p in self.ignore if p.endswith("/")))
 
     @cached_property
     def _ignored_files(self) -> frozenset[str]:

@@ -1,0 +1,89 @@
+"""The audit: what was retired, when, why, and by which decision.
+
+`memoryctl retired` answers "what did you retire, and why?" from the memories
+themselves (their `retired` record) and the proposals that decided it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memoryctl.memory import Memory, parse_moment
+from memoryctl.proposals import Proposal, ProposalStore
+from memoryctl.storage import notefile
+from memoryctl.storage.vault import Vault
+
+
+@dataclass(frozen=True)
+class Retirement:
+    memory: Memory
+    at: str | None  # None: retired by hand, without a record
+    reason: str | None
+    proposal_id: str | None
+    proposal: Proposal | None
+
+    @property
+    def by_hand(self) -> bool:
+        return self.proposal_id is None
+
+    def as_json(self) -> dict[str, Any]:
+        p = self.proposal
+        return {
+            "id": self.memory.id,
+            "title": self.memory.title,
+            "path": self.memory.path,
+            "retired_at": self.at,
+            "reason": self.reason,
+            "proposal": self.proposal_id,
+            "decision": (
+                {
+                    "origin": {"kind": p.origin, "ref": p.ref},
+                    "state": p.state,
+                    "at": p.decision.at if p.decision else None,
+                    "note": p.decision.note if p.decision else None,
+                    "proposed_reason": p.reason,
+                }
+                if p
+                else None
+            ),
+        }
+
+
+def retirement_record(data: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(at, reason, proposal) from a memory's `retired` mapping, as far as it can be read."""
+    record = data.get("retired")
+    if not isinstance(record, dict):
+        return None, None, None
+    at = None
+    if record.get("at") is not None:
+        try:
+            at = parse_moment(record["at"])
+        except ValueError:
+            at = None
+    reason = record.get("reason")
+    proposal = record.get("proposal")
+    return (
+        at,
+        str(reason) if reason is not None else None,
+        (str(proposal) if proposal is not None else None),
+    )
+
+
+def retired(vault: Vault, since: str | None = None) -> list[Retirement]:
+    """Every retired memory, most recently retired first. With `since`, only those
+    retired at or after it (a memory retired by hand has no date and is left out)."""
+    proposals = {p.id: p for p in ProposalStore.of(vault).load().proposals}
+    found = []
+    for memory in vault.index.list(status="retired"):
+        if memory.broken:
+            continue
+        try:
+            data = notefile.parse_bytes((vault.root / memory.path).read_bytes()).data
+        except (OSError, notefile.NoteError):
+            data = {}
+        at, reason, pid = retirement_record(data)
+        if since is not None and (at is None or at < since):
+            continue
+        found.append(Retirement(memory, at, reason, pid, proposals.get(pid) if pid else None))
+    return sorted(found, key=lambda r: (r.at or "", r.memory.id), reverse=True)

@@ -1,0 +1,241 @@
+"""The checks that propose: explicit naming, typed-fact rules, expiry, lineage, anchors.
+
+`memoryctl check` runs the first four, `memoryctl check-anchors` the last. A check
+files a proposal for what it finds unless a proposal with the same key exists, in any
+state: running a check twice proposes nothing new, and a declined proposal does not
+come back from the same trigger. A pending proposal that the check no longer finds
+(the memory was retired another way, the date was moved, the code was fixed) is
+withdrawn, with a note, so the queue only holds what still applies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memoryctl import lineage
+from memoryctl.anchors import AnchorBreak, RepoFiles, anchor_suggestions, spec
+from memoryctl.audit import retirement_record
+from memoryctl.decisions import Change, index_children
+from memoryctl.expiry import expiry_suggestions
+from memoryctl.memory import Memory
+from memoryctl.proposals import Proposal, Suggestion
+from memoryctl.rules import load_registry, rule_suggestions
+from memoryctl.storage import notefile
+from memoryctl.storage.parsing import memory_from_doc
+from memoryctl.storage.vault import Vault
+
+
+@dataclass(frozen=True)
+class Unreplaced:
+    """A memory names, in `retires`, an id that is no memory: reported, never dropped."""
+
+    memory: Memory
+    target: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"memory": self.memory.id, "title": self.memory.title, "target": self.target}
+
+
+def explicit_suggestions(
+    memories: Iterable[Memory], known: Mapping[str, Memory]
+) -> tuple[list[Suggestion], list[Unreplaced]]:
+    """One retirement per id an active memory names in `retires`.
+
+    A named id that is no memory comes back as unreplaced; one already retired needs
+    nothing.
+    """
+    suggestions: list[Suggestion] = []
+    unreplaced: list[Unreplaced] = []
+    for memory in memories:
+        if memory.status != "active" or memory.broken:
+            continue
+        for target in dict.fromkeys(memory.retires):
+            if target == memory.id:
+                continue
+            found = known.get(target)
+            if found is None:
+                unreplaced.append(Unreplaced(memory, target))
+            elif found.status != "retired":
+                suggestions.append(
+                    Suggestion(
+                        action="retire",
+                        targets=(target,),
+                        reason=f"{memory.id} ({memory.title}) names it in retires",
+                        origin="explicit",
+                        ref=memory.id,
+                    )
+                )
+    return suggestions, unreplaced
+
+
+@dataclass
+class CheckReport:
+    proposed: list[Proposal] = field(default_factory=list)
+    withdrawn: list[Proposal] = field(default_factory=list)
+    already: int = 0  # findings a proposal already covers (in any state)
+    unreplaced: list[Unreplaced] = field(default_factory=list)
+    refused: list[tuple[Memory, AnchorBreak]] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)
+    commit: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "proposed": [p.as_json() for p in self.proposed],
+            "withdrawn": [p.as_json() for p in self.withdrawn],
+            "already_proposed": self.already,
+            "unreplaced": [u.as_json() for u in self.unreplaced],
+            "refused": [
+                {"memory": m.id, "anchor": spec(b.anchor), "reason": b.detail}
+                for m, b in self.refused
+            ],
+            "checked": dict(self.checked),
+            "commit": self.commit,
+        }
+
+
+def memories_where(
+    vault: Vault, clause: str, params: Sequence[object] = (), *, bodies: bool = False
+) -> list[Memory]:
+    """Readable memories matching an SQL condition on the index's notes table. The checks
+    need no bodies, and leaving them out halves the time at 100,000 memories."""
+    body = "body" if bodies else "''"
+    rows = vault.index.execute(
+        f"SELECT doc, {body} FROM notes WHERE broken IS NULL AND {clause}", params
+    )
+    return [memory_from_doc(doc, text) for doc, text in rows]
+
+
+def retired_lineage(vault: Vault) -> list[Suggestion]:
+    """Review of what descends from each retired memory, however it was retired (an
+    approval, `memoryctl retire`, or a hand edit of `status`). The trigger names the
+    retiring decision, so this finds exactly what that decision's cascade filed."""
+    ancestors = memories_where(
+        vault,
+        "status = 'retired' AND mid IN (SELECT source FROM derivations)",
+    )
+    children = index_children(vault.index)
+    suggestions: list[Suggestion] = []
+    for ancestor in ancestors:
+        try:
+            data = notefile.parse_bytes((vault.root / ancestor.path).read_bytes()).data
+        except (OSError, notefile.NoteError):
+            continue
+        _, reason, decision = retirement_record(data)
+        found = lineage.descendants([ancestor.id], children)
+        memories = vault.index.get_many(d.id for d in found)
+        event = f"was retired: {reason}" if reason else "was retired"
+        suggestions += lineage.lineage_suggestions(
+            ancestor, found, memories, event=event, trigger=f"retired:{decision or ''}"
+        )
+    return suggestions
+
+
+def _withdraw_stale(
+    change: Change,
+    covers: Iterable[Proposal],
+    found: set[str],
+    note: str,
+) -> None:
+    """Withdraw the pending proposals of these origins that the check no longer finds.
+
+    A proposal whose target is gone stays: it is shown as unresolved, for the person.
+    """
+    stale = [p for p in covers if p.is_pending and p.key not in found]
+    if not stale:
+        return
+    existing = change.vault.index.get_many({t for p in stale for t in p.targets})
+    for proposal in stale:
+        targets = [existing.get(t) for t in proposal.targets]
+        if any(m is None for m in targets):
+            continue
+        retired = [m.id for m in targets if m is not None and m.status == "retired"]
+        change.withdraw([proposal], f"{', '.join(retired)} is already retired" if retired else note)
+
+
+def _file(change: Change, suggestions: list[Suggestion], report: CheckReport) -> None:
+    keys = {s.key for s in suggestions}
+    report.proposed = change.propose(suggestions)
+    report.already = len(keys) - len(report.proposed)
+
+
+def _message(title: str, report: CheckReport) -> str:
+    lines = [f"{title}: propose {len(report.proposed)}, withdraw {len(report.withdrawn)}", ""]
+    for p in report.proposed:
+        lines.append(f"proposal {p.id}: {p.action} {', '.join(p.targets)} ({p.describe_origin()})")
+    for p in report.withdrawn:
+        lines.append(f"withdrawn {p.id}: {p.action} {', '.join(p.targets)}")
+    return "\n".join(lines)
+
+
+def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
+    """Explicit `retires`, the predicate registry's rules, expiry, and the lineage of
+    retired memories: file what they propose, withdraw what they no longer find."""
+    change = Change.start(vault, now)
+    report = CheckReport()
+
+    naming = memories_where(vault, "status = 'active' AND doc NOT LIKE '%\"retires\":[]%'")
+    known = vault.index.get_many({t for m in naming for t in m.retires})
+    explicit, report.unreplaced = explicit_suggestions(naming, known)
+
+    typed = memories_where(
+        vault,
+        "status != 'retired' AND subject IS NOT NULL AND predicate IS NOT NULL "
+        "AND value IS NOT NULL",
+    )
+    rules = rule_suggestions(typed, load_registry(vault.config))
+
+    dated = memories_where(vault, "status != 'retired' AND doc NOT LIKE '%\"expires\":null%'")
+    expiring = expiry_suggestions(dated, now)
+
+    descending = retired_lineage(vault)
+
+    suggestions = [*explicit, *rules, *expiring, *descending]
+    report.checked = {
+        "explicit": len(naming),
+        "typed_facts": len(typed),
+        "expiring": len(dated),
+        "lineage": len(descending),
+    }
+    _file(change, suggestions, report)
+    covers = [
+        p
+        for p in change.queue.proposals
+        if p.origin in ("explicit", "rule", "expiry")
+        or (p.origin == "lineage" and "|retired:" in p.key)
+    ]
+    _withdraw_stale(
+        change,
+        covers,
+        {s.key for s in suggestions},
+        "the check that proposed it no longer finds it",
+    )
+    report.withdrawn = change.withdrawn
+    report.commit = change.commit(_message("Check", report))
+    return report
+
+
+def anchored_memories(vault: Vault) -> list[Memory]:
+    return memories_where(vault, "status != 'retired' AND doc NOT LIKE '%\"anchors\":[]%'")
+
+
+def check_anchors(vault: Vault, repo: Path, *, now: dt.datetime) -> CheckReport:
+    """Every anchored memory against the repository: a needs_review proposal for each
+    one whose anchors broke; pending anchor proposals that check out again are withdrawn."""
+    change = Change.start(vault, now)
+    report = CheckReport()
+    memories = anchored_memories(vault)
+    found = anchor_suggestions(memories, RepoFiles(repo))
+    report.refused = found.refused
+    report.checked = {"memories": found.checked, "anchors": found.anchors}
+    _file(change, found.suggestions, report)
+    covers = [p for p in change.queue.proposals if p.origin == "anchor"]
+    _withdraw_stale(
+        change, covers, {s.key for s in found.suggestions}, "its anchors check out again"
+    )
+    report.withdrawn = change.withdrawn
+    report.commit = change.commit(_message("Check anchors", report))
+    return report
