@@ -23,7 +23,6 @@ from memoryctl.storage.config import Profile, VaultConfig
 from memoryctl.storage.index import Index
 from memoryctl.tokens import Counter, counter
 
-MAX_LINEAGE = 64
 HEADER = "# Memory"
 SECTION_TITLES = {"pinned": "Pinned", "recalled": "Relevant memories", "conflicts": "Conflicts"}
 
@@ -47,7 +46,7 @@ class Conflict:
     @property
     def line(self) -> str:
         def fact(m: Memory) -> str:
-            return f"{m.subject} {m.predicate} {m.value} ({m.created[:10]}, {m.id})"
+            return _one_line(f"{m.subject} {m.predicate} {m.value} ({m.created[:10]}, {m.id})")
 
         return (
             f"- {fact(self.older)} and {fact(self.newer)} are both recorded; "
@@ -79,7 +78,8 @@ class Bundle:
 
     @property
     def pins_over_budget(self) -> bool:
-        return sum(e.tokens for e in self.pinned) > self.budget
+        """Only the pins can take the text over the budget: recalled memories never do."""
+        return self.used > self.budget
 
 
 # --- what a profile may see ---------------------------------------------------------------
@@ -95,9 +95,11 @@ def visibility_reason(memory: Memory, profile: Profile) -> str | None:
 
 def lineage_reason(memory: Memory, profile: Profile, ancestors: Mapping[str, Memory]) -> str | None:
     """A memory derived from one the profile may not see is held out with it."""
+    # Every source is checked, however many there are: a summary of a hundred notes must
+    # not slip through because its secret source came last. `seen` stops cycles.
     seen: set[str] = set()
     todo = list(memory.derived_from)
-    while todo and len(seen) < MAX_LINEAGE:
+    while todo:
         mid = todo.pop()
         if mid in seen:
             continue
@@ -122,16 +124,19 @@ def status_reason(memory: Memory) -> str | None:
 
 
 def _ancestors(index: Index, memories: Sequence[Memory]) -> dict[str, Memory]:
+    """Every memory these were derived from, however far back: one query per generation.
+
+    An id that names no memory (its file was deleted) is asked for once, not again in
+    every generation; a cycle of hand-edited `derived_from` lists ends the walk.
+    """
     found: dict[str, Memory] = {}
+    missing: set[str] = set()
     todo = {mid for m in memories for mid in m.derived_from}
-    for _ in range(MAX_LINEAGE):
-        todo -= found.keys()
-        if not todo:
-            break
+    while todo:
         batch = index.get_many(todo)
         found.update(batch)
-        todo = {mid for m in batch.values() for mid in m.derived_from} | (todo - batch.keys())
-        todo -= found.keys()
+        missing |= todo - batch.keys()
+        todo = {mid for m in batch.values() for mid in m.derived_from} - found.keys() - missing
     return found
 
 
@@ -147,6 +152,8 @@ def age_note(memory: Memory, now: dt.datetime | None, days: int) -> str | None:
         return None
     checked = memory.checked or memory.updated or memory.created
     if now is not None:
+        if now.tzinfo is None:  # a moment without a zone is UTC, as everywhere in memoryctl
+            now = now.replace(tzinfo=dt.UTC)
         moment = dt.datetime.fromisoformat(parse_moment(checked).replace("Z", "+00:00"))
         if now - moment <= dt.timedelta(days=days):
             return None
@@ -161,14 +168,20 @@ def provenance_suffix(memory: Memory) -> str:
     """What an agent inferred is marked, so nobody mistakes it for what the user said."""
     if memory.source_kind != "inference":
         return ""
-    source = f"; source: {memory.source_ref}" if memory.source_ref else ""
+    source = f"; source: {_one_line(memory.source_ref)}" if memory.source_ref else ""
     return f" (agent inference{source})"
 
 
+def _one_line(text: str) -> str:
+    """Text on one line, so that a hand-written title or ref with line breaks cannot
+    start a line of its own (a heading, or a marker that would break an AGENTS.md block)."""
+    return " ".join(text.split())
+
+
 def render_block(memory: Memory, now: Sequence[Memory], notes: Sequence[str]) -> str:
-    lines = [f"- {memory.text}{provenance_suffix(memory)}"]
-    lines += [f"    now: {c.text}" for c in now]
-    lines += [f"    {n}" for n in notes]
+    lines = [f"- {_one_line(memory.text)}{provenance_suffix(memory)}"]
+    lines += [f"    now: {_one_line(c.text)}{provenance_suffix(c)}" for c in now]
+    lines += [f"    {_one_line(n)}" for n in notes]
     return "\n".join(lines)
 
 
@@ -219,6 +232,16 @@ class _Builder:
     now: dt.datetime | None
     age_days: int
     excluded: list[Excluded] = field(default_factory=list)
+    # The sources of what is shown beside an entry (the corrections on its `now:` lines,
+    # the facts in a conflict), so that one derived from a memory the profile may not
+    # see is held back like any other memory.
+    beside_ancestors: dict[str, Memory] = field(default_factory=dict)
+
+    def sees(self, memory: Memory) -> bool:
+        return not (
+            visibility_reason(memory, self.profile)
+            or lineage_reason(memory, self.profile, self.beside_ancestors)
+        )
 
     def exclude(self, memory: Memory, reason: str) -> None:
         self.excluded.append(Excluded(memory.id, memory.title, reason))
@@ -235,7 +258,7 @@ class _Builder:
         return True
 
     def entry(self, memory: Memory, now: Sequence[Memory]) -> Entry:
-        visible = [c for c in now if visibility_reason(c, self.profile) is None]
+        visible = [c for c in now if self.sees(c)]
         notes = [n for n in (age_note(memory, self.now, self.age_days),) if n]
         block = render_block(memory, visible, notes)
         return Entry(memory, block, self.counter.count(block), tuple(visible), tuple(notes))
@@ -271,6 +294,8 @@ def build_bundle(
 
     chosen: list[Memory] = []
     seen_text: dict[str, str] = {}
+    for pin in kept_pins:  # a recalled memory that says what a pin says is a duplicate
+        seen_text.setdefault(_norm(pin.text), pin.id)
     for memory in candidates:
         if memory.id in pinned_ids:
             continue
@@ -284,8 +309,11 @@ def build_bundle(
         chosen.append(memory)
 
     heads = now_lines(index, [*kept_pins, *chosen])
+    builder.beside_ancestors = _ancestors(index, [c for cs in heads.values() for c in cs])
     pinned = [builder.entry(m, heads[m.id]) for m in kept_pins]
-    used = sum(e.tokens for e in pinned)
+    # Start from what the pins take in the text, headings included, not from their sum.
+    used = tokens.count(render_text(pinned, [], [], tokens)[0] if pinned else HEADER)
+    used += tokens.count(f"## {SECTION_TITLES['recalled']}")
     recalled: list[Entry] = []
     for memory in chosen:
         if len(recalled) >= profile.recall:
@@ -302,15 +330,26 @@ def build_bundle(
     conflicts: list[Conflict] = []
     if excludes:
         typed = [m for m in shown if m.subject and m.value]
-        others = _same_subject(index, typed)
+        same_subject = _same_subject(index, typed, excludes)
+        builder.beside_ancestors.update(_ancestors(index, same_subject))
+        # Only facts the profile may see can be named in a conflict line.
+        others = [m for m in same_subject if builder.sees(m)]
         conflicts = conflicts_for(typed, others, excludes)
 
     text, sections = render_text(pinned, recalled, conflicts, tokens)
+    # Token counts do not add up exactly, and the conflict lines come last: the whole text
+    # is what must fit, so the lowest-ranked recalled memories go until it does.
+    total = tokens.count(text)
+    while recalled and total > limit:
+        builder.exclude(recalled.pop().memory, "over budget")
+        shown_ids = {e.memory.id for e in (*pinned, *recalled)}
+        conflicts = [c for c in conflicts if {c.older.id, c.newer.id} & shown_ids]
+        text, sections = render_text(pinned, recalled, conflicts, tokens)
+        total = tokens.count(text)
     warnings = []
-    pin_tokens = sum(e.tokens for e in pinned)
-    if pin_tokens > limit:
+    if total > limit:
         warnings.append(
-            f"the pins alone use {pin_tokens} tokens, over the budget of {limit}: "
+            f"the pins alone use {total} tokens, over the budget of {limit}: "
             "every pin is still included, but nothing else fits"
         )
     return Bundle(
@@ -324,13 +363,22 @@ def build_bundle(
         excluded=tuple(builder.excluded),
         text=text,
         sections=sections,
-        used=tokens.count(text),
+        used=total,
         warnings=tuple(warnings),
     )
 
 
-def _same_subject(index: Index, typed: Sequence[Memory]) -> list[Memory]:
-    return index.typed_facts(sorted({m.subject for m in typed if m.subject}))
+def _same_subject(
+    index: Index, typed: Sequence[Memory], excludes: Mapping[str, frozenset[str]]
+) -> list[Memory]:
+    """The current facts that can conflict with these: same subject, same value, and a
+    predicate that excludes theirs. Only those are loaded, since one subject (`user`)
+    can hold thousands of facts and reading them all took most of a bundle's time."""
+    subjects = sorted({m.subject for m in typed if m.subject})
+    predicates = sorted({p for m in typed if m.predicate for p in excludes.get(m.predicate, ())})
+    values = {_norm(m.value) for m in typed}
+    rows = index.typed_fact_values(subjects, predicates)
+    return index.by_rowids([rowid for rowid, value in rows if _norm(value) in values])
 
 
 def _clean_message(message: str | None) -> str | None:

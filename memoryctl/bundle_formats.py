@@ -9,7 +9,8 @@ from memoryctl.bundle import Bundle, Entry
 
 BEGIN = "<!-- memoryctl:begin (generated; edit memories, not this block) -->"
 END = "<!-- memoryctl:end -->"
-CURSOR_DESCRIPTION = "Memory from memoryctl: the user's pinned facts and current corrections"
+# A plain YAML scalar: no ": " or " #" inside, so strict YAML and simple parsers agree.
+CURSOR_DESCRIPTION = "Memory from memoryctl, the user's pinned facts and current corrections"
 
 
 def _entry(entry: Entry) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,12 +57,15 @@ def safe_path(out: str, cwd: Path) -> Path:
         raise ExportError(f"{out} is outside the current folder; export inside {base}")
     if target.is_dir():
         raise ExportError(f"{out} is a folder; give a file name")
-    folder = target.parent
-    existing = target if target.exists() else folder
-    while not existing.exists():
-        existing = existing.parent
-    if not os.access(existing, os.W_OK):
+    if target.exists() and not os.access(target, os.W_OK):
         raise ExportError(f"cannot write {out}: permission denied")
+    # The new text goes to a temporary file beside the target, which then replaces it:
+    # the folder (or the nearest one that exists, where it will be made) must be writable.
+    folder = target.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not os.access(folder, os.W_OK):
+        raise ExportError(f"cannot write {out}: permission denied on the folder {folder}")
     return target
 
 
@@ -71,11 +75,25 @@ class Written:
     changed: bool
 
 
-def export(bundle: Bundle, fmt: str, out: str | None, cwd: Path) -> Written | str:
-    """Write the bundle for `fmt`; markdown and json without --out return the text."""
+def export(
+    bundle: Bundle,
+    fmt: str,
+    out: str | None,
+    cwd: Path,
+    *,
+    refuse: Callable[[Path], str | None] | None = None,
+) -> Written | str:
+    """Write the bundle for `fmt`; markdown and json without --out return the text.
+
+    `refuse` may veto a target with a reason (the CLI refuses a file the vault would
+    then read as a memory, which would feed the bundle back into itself).
+    """
     if out is None and fmt not in DEFAULT_PATHS:
         return render(bundle, fmt)
     target = safe_path(out or DEFAULT_PATHS[fmt], cwd)
+    reason = refuse(target) if refuse else None
+    if reason:
+        raise ExportError(reason)
     before = current_sha(target)
     old_text = None
     if before is not None:
@@ -84,7 +102,10 @@ def export(bundle: Bundle, fmt: str, out: str | None, cwd: Path) -> Written | st
         except UnicodeDecodeError:
             raise ExportError(f"{target} is not UTF-8 text; not touched") from None
     if fmt in ("agents-md", "claude-md"):
-        text = inject(old_text, marked_block(bundle))
+        try:
+            text = inject(old_text, marked_block(bundle))
+        except ExportError as error:
+            raise ExportError(f"{out or DEFAULT_PATHS[fmt]}: {error}; not touched") from None
     else:
         text = render(bundle, fmt)
     if text == old_text:

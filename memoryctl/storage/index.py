@@ -520,7 +520,9 @@ class Index:
 
     def pins(self) -> list[Memory]:
         return self._memories(
-            "SELECT doc, body FROM notes WHERE pinned AND broken IS NULL "
+            # `pinned = 1`, not a bare `pinned`: only a comparison can use the index, and
+            # a scan of 100,000 rows takes 60 ms on every bundle.
+            "SELECT doc, body FROM notes WHERE pinned = 1 AND broken IS NULL "
             "ORDER BY pin_order IS NULL, pin_order, created, mid"
         )
 
@@ -533,6 +535,27 @@ class Index:
             f"SELECT doc, body FROM notes WHERE subject IN ({marks}) AND status = 'active' "
             "AND predicate IS NOT NULL AND broken IS NULL",
             list(subjects),
+        )
+
+    def typed_fact_values(
+        self, subjects: Sequence[str], predicates: Sequence[str]
+    ) -> list[tuple[int, str]]:
+        """(rowid, value) of current typed facts with these subjects and predicates.
+
+        No documents are read: a subject like `user` can hold thousands of facts, so the
+        caller narrows them by value first and loads only those (see `by_rowids`).
+        """
+        if not subjects or not predicates:
+            return []
+        subject_marks = ",".join("?" * len(subjects))
+        predicate_marks = ",".join("?" * len(predicates))
+        # `+status` keeps SQLite on the subject index: most memories are active, so the
+        # status index would visit nearly every row.
+        return self.execute(
+            f"SELECT rowid, value FROM notes WHERE subject IN ({subject_marks}) "
+            f"AND predicate IN ({predicate_marks}) AND +status = 'active' "
+            "AND value IS NOT NULL AND broken IS NULL",
+            [*subjects, *predicates],
         )
 
     def search_rows(
@@ -598,6 +621,11 @@ class Index:
                 rows = self.execute(
                     "SELECT count(*) FROM note_fts WHERE note_fts MATCH ?", (_quote(term),)
                 )
+                if not rows[0][0]:
+                    # Not remembered: the plan drops a term it counts as absent, so a cached
+                    # 0 would hide the term's first memory from every later search.
+                    result[term] = 0
+                    continue
                 self._df_cache[term] = rows[0][0]
             result[term] = self._df_cache[term]
         return result
