@@ -252,3 +252,39 @@ def record_external_edit(vault: Vault, memory: Memory, before_sha: str) -> Memor
     updated = vault.index.by_path(memory.path)
     vault.commit([memory.path], f"Edit {memory.title}\n\nmemory: {memory.id}")
     return updated
+
+
+class EditConflict(VaultError):
+    """The file changed on disk after it was opened for editing; nothing was written."""
+
+    def __init__(self, memory: Memory, disk_text: str) -> None:
+        super().__init__(
+            f"{memory.path} changed on disk since you opened it; not saved. "
+            "Reload it, or look at the difference first."
+        )
+        self.disk_text = disk_text
+
+
+def read_for_edit(vault: Vault, memory: Memory) -> tuple[str, str]:
+    """A memory's text as it is on disk now, and the file's hash a save must still find."""
+    loaded = vault.load(memory)
+    return loaded.memory.body, loaded.sha
+
+
+def replace_in_place(
+    vault: Vault, memory: Memory, body: str, before_sha: str, *, now: dt.datetime | None = None
+) -> Memory:
+    """Replace a memory's text with what the person wrote: the same file and the same id,
+    recorded as a replacement (git keeps the old text; what was derived from it is
+    proposed for review). Refused, with nothing written, if the file changed on disk
+    since `before_sha` was read.
+    """
+    from memoryctl.decisions import act
+
+    loaded = vault.load(memory)
+    if loaded.sha != before_sha:
+        raise EditConflict(memory, loaded.memory.body)
+    if body.strip() == loaded.memory.body.strip():
+        return loaded.memory
+    outcome = act(vault, "replace", loaded.memory.id, now=now or utcnow(), body=body)
+    return outcome.memory or loaded.memory

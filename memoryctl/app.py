@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.dom import DOMNode
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from memoryctl.screens.base import FilesChanged
+from memoryctl.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.screens.vault import VaultScreen
 
 if TYPE_CHECKING:
@@ -28,6 +32,39 @@ def registered_bindings(nodes: Iterable[DOMNode]) -> list[Binding]:
             if isinstance(binding, Binding) and (binding.id or "").startswith(BINDING_PREFIX):
                 found.setdefault(binding.id or "", binding)
     return list(found.values())
+
+
+def bound_actions(
+    app: App[object], screen: Screen[object]
+) -> list[tuple[Binding, partial[object]]]:
+    """Each of memoryctl's keys on the app and this screen, with the call it makes: the
+    command palette offers every one of them."""
+    found: dict[str, tuple[Binding, partial[object]]] = {}
+    for node in [app, screen, *screen.query("*")]:
+        for binding in node.BINDINGS:
+            if not isinstance(binding, Binding) or not (binding.id or "").startswith(
+                BINDING_PREFIX
+            ):
+                continue
+            if binding.id in PALETTE_SKIPS or binding.id in found:
+                continue
+            found[binding.id] = (binding, partial(app.run_action, binding.action, node))
+    return list(found.values())
+
+
+# Moving a cursor is not something a person looks for in a palette.
+PALETTE_SKIPS = frozenset(
+    f"memoryctl.list.{key}" for key in ("up", "down", "page-up", "page-down", "first", "last")
+) | {"memoryctl.help-alt", "memoryctl.filter.to-list"}
+
+# The screens, in the order of their number keys: (mode, key, name, what it is for).
+SCREENS = (
+    ("vault", "1", "Vault", "Find and read memories"),
+    ("pins", "2", "Pins", "Order the pins against the token budget"),
+    ("review", "3", "Review", "Approve or decline proposed changes"),
+    ("corrections", "4", "Corrections", "See and steer what each correction reaches"),
+    ("preview", "5", "Preview", "See exactly what the agent gets next turn"),
+)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -86,6 +123,7 @@ class HelpScreen(ModalScreen[None]):
 
 class MemoryApp(App[None]):
     TITLE = "memoryctl"
+    COMMANDS = App.COMMANDS | {ActionCommands, MemoryCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -102,6 +140,12 @@ class MemoryApp(App[None]):
             id="memoryctl.help-alt",
             tooltip="Show the keys and what they do",
         ),
+        *(
+            Binding(
+                key, f"show_screen('{mode}')", name, id=f"memoryctl.screen.{mode}", tooltip=what
+            )
+            for mode, key, name, what in SCREENS
+        ),
     ]
 
     def __init__(self, vault: Vault, *, watch: bool = True) -> None:
@@ -109,9 +153,45 @@ class MemoryApp(App[None]):
         self.vault = vault
         self.watching = watch
         self.sub_title = str(vault.root)
+        from memoryctl.screens.corrections import CorrectionsScreen
+        from memoryctl.screens.pins import PinsScreen
+        from memoryctl.screens.preview import PreviewScreen
+        from memoryctl.screens.review import ReviewScreen
+
+        self.add_mode("vault", lambda: VaultScreen(vault, watch=watch))
+        self.add_mode("pins", lambda: PinsScreen(vault))
+        self.add_mode("review", lambda: ReviewScreen(vault))
+        self.add_mode("corrections", lambda: CorrectionsScreen(vault))
+        self.add_mode("preview", lambda: PreviewScreen(vault))
 
     def on_mount(self) -> None:
-        self.push_screen(VaultScreen(self.vault, watch=self.watching))
+        self.switch_mode("vault")
+
+    def action_show_screen(self, mode: str) -> None:
+        """Go to one of the numbered screens, back at its base (a memory opened there closes)."""
+        if isinstance(self.screen, ModalScreen):
+            return
+        self.switch_mode(mode)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def open_memory(self, memory_id: str) -> None:
+        """Open a memory on a screen of its own, above the screen in front."""
+        from memoryctl.screens.memory import MemoryScreen
+
+        self.push_screen(MemoryScreen(self.vault, memory_id))
+
+    @on(VaultScreen.VaultChanged)
+    def tell_every_screen(self, message: VaultScreen.VaultChanged) -> None:
+        """The vault screen's watcher saw files change: every other open screen reads again."""
+        for mode, *_ in SCREENS:
+            try:
+                stack = self.get_screen_stack(mode)
+            except KeyError:
+                continue
+            for screen in stack:
+                if not isinstance(screen, VaultScreen):
+                    screen.post_message(FilesChanged(message.paths))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

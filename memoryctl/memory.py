@@ -232,10 +232,21 @@ def _anchors(value: Any, problems: list[str]) -> tuple[Anchor, ...]:
 
 
 def first_heading(body: str) -> str | None:
-    for line in body.splitlines():
-        match = re.match(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", line)
-        if match:
-            return match.group(1)
+    """The text of the first Markdown heading, as CommonMark reads it.
+
+    A `#` line inside a code block is not a heading, and an underlined (setext) heading
+    is; a Markdown parser gets both right where a line-by-line pattern cannot.
+    """
+    if "#" not in body and "\n=" not in body and "\n-" not in body:
+        return None  # nothing could be a heading: skip the parser
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(body)
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and index + 1 < len(tokens):
+            text = tokens[index + 1].content.strip()
+            if text:
+                return text
     return None
 
 

@@ -432,3 +432,19 @@ def test_a_new_memory_reads_back_as_written(data: dict[str, Any], body: str) -> 
     assert parse_text(text).to_text() == text
     if body.strip("\r\n"):
         assert note.body.endswith("\n")
+
+
+def test_every_sample_memory_reads_as_python_frontmatter_reads_it() -> None:
+    """An independent reader agrees on every frontmatter key and on the body."""
+    import frontmatter
+
+    from tests.conftest import SAMPLE_VAULT
+
+    files = sorted((SAMPLE_VAULT / "memories").rglob("*.md"))
+    assert len(files) > 40
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        ours = parse_text(text)
+        theirs = frontmatter.loads(text)
+        assert ours.data == theirs.metadata, path
+        assert ours.body.strip() == theirs.content.strip(), path

@@ -23,6 +23,7 @@ from textual.worker import get_current_worker
 
 from memoryctl.corrections import now_lines
 from memoryctl.memory import Memory
+from memoryctl.screens.base import opened_index
 from memoryctl.widgets import MemoryList, MemoryView, Row, RowPages
 from memoryctl.widgets.memory_view import OPEN_HINT
 
@@ -99,6 +100,13 @@ class VaultScreen(Screen[None]):
             priority=True,
             id="memoryctl.filter",
             tooltip="Filter the memories as you type",
+        ),
+        Binding(
+            "o",
+            "open_full",
+            "Full view",
+            id="memoryctl.open-full",
+            tooltip="Open the memory under the cursor on its own screen (or enter twice)",
         ),
         Binding(
             "escape",
@@ -184,7 +192,7 @@ class VaultScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def open_index(self) -> None:
         try:
-            index = self.vault.index
+            index = opened_index(self.vault)
             opened = self.IndexOpened(index, self.vault.is_git, list(self.vault.notices))
         except Exception as error:
             self.post_message(self.WorkFailed("open the index", describe(error)))
@@ -275,6 +283,10 @@ class VaultScreen(Screen[None]):
         pages = message.memory_list.pages
         if self.index is None or pages is None or pages.text != self.filter_text:
             return  # the row came from a list the filter is about to replace
+        if self.opened is not None and self.opened.path == message.memory.path:
+            # The memory is already on the right: a second enter gives it the whole screen.
+            self.app.open_memory(self.opened.id)  # type: ignore[attr-defined]
+            return
         self._requested = message.memory
         self.load_memory(self.index, message.memory)
 
@@ -343,6 +355,11 @@ class VaultScreen(Screen[None]):
     def action_focus_list(self) -> None:
         self.apply_filter()
         self.set_focus(self.memory_list)
+
+    def action_open_full(self) -> None:
+        memory = self.memory_list.current
+        if memory is not None:
+            self.app.open_memory(memory.id)  # type: ignore[attr-defined]
 
     def action_clear_filter(self) -> None:
         self.query_one("#filter", Input).value = ""

@@ -1,0 +1,139 @@
+"""Figures for the TUI, from a headless Pilot run on a synthetic vault with a warm index:
+launch to the first painted vault list, a keystroke in the filter to the updated list,
+and opening a memory (in the side view, and on its own screen).
+
+python -m bench.tui_bench --n 100000
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import time
+from pathlib import Path
+
+from bench.common import bench_main, fresh_cache, log, machine, ms, synth_vault, timer
+from bench.synthvault import SynthSpec, keyword_queries
+from memoryctl.storage.vault import Vault
+
+SIZE = (100, 32)
+POLL = 0.002
+
+
+def _summary(times: list[float]) -> dict[str, float]:
+    times = sorted(times)
+    return {
+        "p50_ms": ms(statistics.median(times)),
+        "p95_ms": ms(times[min(len(times) - 1, int(len(times) * 0.95))]),
+        "max_ms": ms(times[-1]),
+        "runs": len(times),
+    }
+
+
+async def _until(condition, timeout: float = 30.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the app did not get there in time")
+        await asyncio.sleep(POLL)
+
+
+async def _measure(root: Path, words: list[str]) -> dict[str, object]:
+    from memoryctl.app import make_app
+    from memoryctl.screens.memory import MemoryScreen
+    from memoryctl.screens.vault import VaultScreen
+    from memoryctl.widgets import MemoryList
+
+    started = time.perf_counter()
+    vault = Vault(root)
+    app = make_app(vault, watch=False)
+    figures: dict[str, object] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, VaultScreen)
+        memory_list = screen.query_one(MemoryList)
+        await _until(lambda: memory_list.pages is not None and not memory_list.loading)
+        await pilot.pause()  # one refresh: the rows are painted
+        figures["launch_to_first_list_s"] = round(time.perf_counter() - started, 3)
+
+        with_debounce: list[float] = []
+        query_only: list[float] = []
+        for word in words:
+            await pilot.press("escape")
+            await _until(lambda: memory_list.pages is not None and memory_list.pages.text == "")
+            await pilot.press("slash")
+            for n, char in enumerate(word[:4], start=1):
+                typed = word[:n]
+                begun = time.perf_counter()
+                await pilot.press(char)
+                if n % 2:  # as typed: the filter waits for a pause in typing, then queries
+                    await _until(lambda t=typed: memory_list.pages.text == t)
+                    with_debounce.append(time.perf_counter() - begun)
+                else:  # the query alone: the debounce is skipped
+                    screen.apply_filter()
+                    await _until(lambda t=typed: memory_list.pages.text == t)
+                    query_only.append(time.perf_counter() - begun)
+                await pilot.pause()
+        figures["keystroke_to_list_with_debounce"] = _summary(with_debounce)
+        figures["keystroke_to_list_without_debounce"] = _summary(query_only)
+
+        await pilot.press("escape")
+        await _until(lambda: memory_list.pages is not None and memory_list.pages.text == "")
+        opens: list[float] = []
+        full: list[float] = []
+        for _ in range(20):
+            await pilot.press("down")
+            target = memory_list.current
+            begun = time.perf_counter()
+            await pilot.press("enter")
+            await _until(
+                lambda t=target: screen.opened is not None and screen.opened.path == t.path
+            )
+            await pilot.pause()
+            opens.append(time.perf_counter() - begun)
+        for _ in range(10):
+            await pilot.press("down")
+            target = memory_list.current
+            begun = time.perf_counter()
+            await pilot.press("o")
+            await _until(
+                lambda: isinstance(app.screen, MemoryScreen) and app.screen.details is not None
+            )
+            await pilot.pause()
+            full.append(time.perf_counter() - begun)
+            await pilot.press("escape")
+            await _until(lambda: isinstance(app.screen, VaultScreen))
+        figures["open_memory_in_view"] = _summary(opens)
+        figures["open_memory_screen"] = _summary(full)
+    vault.close()
+    return figures
+
+
+def run(n: int, workdir: Path, words: int = 15) -> dict[str, object]:
+    info = synth_vault(workdir, f"tui-{n}", SynthSpec(n=n, pins=20))
+    fresh_cache(workdir, f"tui-{n}")
+    with timer() as cold:
+        warmup = Vault(info.root)
+        _ = warmup.index
+        warmup.close()
+    log(f"cold index {cold[0]:.1f} s; the TUI figures use the warm index")
+    rng = random.Random(5)
+    chosen = [q.split()[0] for q in keyword_queries(info, words * 3, rng)]
+    chosen = [w for w in chosen if len(w) >= 4][:words]
+    figures = asyncio.run(_measure(info.root, chosen))
+    return {
+        "benchmark": "tui",
+        "memories": n,
+        "machine": machine(),
+        **figures,
+        "targets_at_100k": {
+            "launch_to_first_list_s": 1.5,
+            "keystroke_to_list_p95_ms": 100,
+            "open_memory_ms": 150,
+        },
+    }
+
+
+if __name__ == "__main__":
+    bench_main(run, __doc__)

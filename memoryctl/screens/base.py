@@ -1,0 +1,66 @@
+"""What every screen shares: the vault, the one lock that opens its index, and the
+messages that tell a screen the files changed or a piece of work failed.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.message import Message
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from memoryctl.storage.index import Index
+    from memoryctl.storage.vault import Vault
+
+# `Vault.index` opens (and syncs) the index on first use; two screens' workers asking at
+# once must not both open it.
+_OPENING = threading.Lock()
+
+
+def opened_index(vault: Vault) -> Index:
+    """The vault's index, opened once whichever thread asks first. Blocks: call it in a worker."""
+    with _OPENING:
+        return vault.index
+
+
+def describe(error: BaseException) -> str:
+    from memoryctl.errors import describe as describe_error
+
+    return describe_error(error)[0]
+
+
+@dataclass
+class FilesChanged(Message, bubble=False):
+    """Memory files changed on disk (an editor, `git pull`, or memoryctl itself)."""
+
+    paths: list[str]
+
+
+@dataclass
+class WorkFailed(Message):
+    what: str
+    error: str
+
+
+class AppScreen(Screen[None]):
+    """A screen of the app: one user task over the vault."""
+
+    def __init__(self, vault: Vault) -> None:
+        super().__init__()
+        self.vault = vault
+
+    def reload(self) -> None:
+        """Read again what the screen shows (the files changed)."""
+
+    @on(FilesChanged)
+    def files_changed(self, message: FilesChanged) -> None:
+        self.reload()
+
+    @on(WorkFailed)
+    def work_failed(self, message: WorkFailed) -> None:
+        self.loading = False
+        self.notify(f"Could not {message.what}: {message.error}", severity="error", timeout=10)

@@ -1,0 +1,243 @@
+"""Corrections and their reach: which memories each one speaks for, with the matched text
+highlighted; detach a false match; write a new correction and watch its reach as you type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Footer, Header, OptionList
+from textual.widgets.option_list import Option
+
+from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.widgets.highlight import highlighted
+from memoryctl.widgets.modals import ConfirmScreen
+
+if TYPE_CHECKING:
+    from memoryctl.memory import Memory
+    from memoryctl.storage.vault import Vault
+
+
+def read_corrections(vault: Vault) -> list[Memory]:
+    found = opened_index(vault).with_deprecates()
+    return sorted(found, key=lambda m: m.order_key, reverse=True)
+
+
+def reach_prompt(memory: Memory, needle: str) -> Content:
+    return Content.assemble(
+        (memory.title, "bold"),
+        (f"  {memory.created[:10]} · names “{needle}”\n", "$text-muted"),
+        highlighted(memory.text, [needle]),
+    )
+
+
+class CorrectionsScreen(AppScreen):
+    AUTO_FOCUS = "#corrections"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
+
+    DEFAULT_CSS = """
+    CorrectionsScreen {
+        #corrections-panes { height: 1fr; }
+        #corrections { width: 2fr; }
+        #reach { width: 3fr; }
+        #corrections, #reach { height: 1fr; border: tall $border-blurred; }
+        #corrections:focus, #reach:focus { border: tall $border; }
+        #reach > .option-list--option { padding: 0 1 1 1; }
+        &.-narrow #corrections-panes { layout: vertical; }
+        &.-narrow #corrections, &.-narrow #reach { width: 1fr; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "d",
+            "detach",
+            "Detach",
+            id="memoryctl.corrections.detach",
+            tooltip="Stop the correction from reaching this memory (a false match)",
+        ),
+        Binding(
+            "n",
+            "new",
+            "New correction",
+            id="memoryctl.corrections.new",
+            tooltip="Write a new correction and see its reach before saving",
+        ),
+        Binding(
+            "o",
+            "open",
+            "Open",
+            id="memoryctl.corrections.open",
+            tooltip="Open the memory under the cursor",
+        ),
+    ]
+
+    @dataclass
+    class Listed(Message):
+        corrections: list[Memory]
+
+    @dataclass
+    class Reached(Message):
+        correction: Memory
+        reached: list[tuple[Memory, str]]
+
+    @dataclass
+    class Detached(Message):
+        correction: Memory
+        memory: Memory
+
+    def __init__(self, vault: Vault) -> None:
+        super().__init__(vault)
+        self.corrections: list[Memory] = []
+        self.shown: Memory | None = None
+        self.reached: list[tuple[Memory, str]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="corrections-panes"):
+            yield OptionList(id="corrections")
+            yield OptionList(id="reach")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#corrections").loading = True
+        self.query_one("#corrections").border_title = "Corrections"
+        self.query_one("#reach").border_title = "Reach"
+        self.reload()
+
+    def reload(self) -> None:
+        self.list_corrections()
+
+    @work(thread=True, exclusive=True, group="corrections", exit_on_error=False)
+    def list_corrections(self) -> None:
+        try:
+            found = read_corrections(self.vault)
+        except Exception as error:
+            self.post_message(WorkFailed("list the corrections", describe(error)))
+            return
+        self.post_message(self.Listed(found))
+
+    @on(Listed)
+    def listed(self, message: Listed) -> None:
+        box = self.query_one("#corrections", OptionList)
+        box.loading = False
+        keep = self.shown.id if self.shown else None
+        self.corrections = message.corrections
+        box.clear_options()
+        box.add_options(
+            Option(
+                Content.assemble(
+                    (m.title, "bold" if m.status == "active" else "dim"),
+                    ("\n" + ", ".join(f"“{d}”" for d in m.deprecates), "$text-muted"),
+                ),
+                id=m.id,
+            )
+            for m in message.corrections
+        )
+        box.border_title = f"{len(message.corrections)} corrections"
+        ids = [m.id for m in message.corrections]
+        if ids:
+            box.highlighted = ids.index(keep) if keep in ids else 0
+
+    @on(OptionList.OptionHighlighted, "#corrections")
+    def correction_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id:
+            self.query_one("#reach", OptionList).loading = True
+            self.read_reach(event.option.id)
+
+    @work(thread=True, exclusive=True, group="reach", exit_on_error=False)
+    def read_reach(self, correction_id: str) -> None:
+        from memoryctl.reach import reach_of
+
+        try:
+            correction, reached = reach_of(self.vault, correction_id)
+        except Exception as error:
+            self.post_message(WorkFailed("read the reach", describe(error)))
+            return
+        self.post_message(self.Reached(correction, reached))
+
+    @on(Reached)
+    def reached_read(self, message: Reached) -> None:
+        box = self.query_one("#reach", OptionList)
+        box.loading = False
+        highlighted = (
+            box.highlighted if self.shown and self.shown.id == message.correction.id else 0
+        )
+        self.shown = message.correction
+        self.reached = message.reached
+        box.clear_options()
+        box.add_options(
+            Option(reach_prompt(memory, needle), id=memory.id) for memory, needle in message.reached
+        )
+        noun = "memory" if len(message.reached) == 1 else "memories"
+        box.border_title = f"Reaches {len(message.reached)} {noun}"
+        detached = len(message.correction.detached)
+        box.border_subtitle = f"{detached} detached" if detached else None
+        if message.reached:
+            box.highlighted = min(highlighted or 0, len(message.reached) - 1)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def _current_reached(self) -> Memory | None:
+        box = self.query_one("#reach", OptionList)
+        if box.highlighted is None or box.highlighted >= len(self.reached):
+            return None
+        return self.reached[box.highlighted][0]
+
+    def action_detach(self) -> None:
+        memory, correction = self._current_reached(), self.shown
+        if memory is None or correction is None:
+            self.notify("Move to a reached memory first (tab to the Reach list).")
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.detach(correction, memory)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Detach",
+                f"Stop “{correction.title}” from reaching “{memory.title}”? "
+                "Its now: line goes; you can reattach with memoryctl detach --undo.",
+            ),
+            answer,
+        )
+
+    @work(thread=True, exclusive=True, group="corrections-write", exit_on_error=False)
+    def detach(self, correction: Memory, memory: Memory) -> None:
+        from memoryctl.reach import detach
+
+        try:
+            detach(self.vault, correction.id, memory.id)
+        except Exception as error:
+            self.post_message(WorkFailed("detach", describe(error)))
+            return
+        self.post_message(self.Detached(correction, memory))
+
+    @on(Detached)
+    def detached(self, message: Detached) -> None:
+        self.notify(f"Detached “{message.memory.title}”", title=message.correction.title)
+        self.read_reach(message.correction.id)
+
+    def action_new(self) -> None:
+        from memoryctl.screens.new_correction import NewCorrectionScreen
+
+        self.app.push_screen(NewCorrectionScreen(self.vault), self._written)
+
+    def _written(self, saved: Memory | None) -> None:
+        if saved is not None:
+            self.shown = saved
+            self.reload()
+
+    def action_open(self) -> None:
+        focused = self.focused
+        memory = self._current_reached() if focused is self.query_one("#reach") else self.shown
+        if memory is not None:
+            self.app.open_memory(memory.id)  # type: ignore[attr-defined]

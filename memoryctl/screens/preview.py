@@ -1,0 +1,237 @@
+"""What will the agent see if I say …? The bundle for a message and a profile, exactly
+as `memoryctl preview` prints it (the same renderer), with its token counts, what was
+held out and why, and an export to any format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Select, Static, TextArea
+
+from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.widgets.export_dialog import ExportChoice, ExportScreen
+from memoryctl.widgets.token_meter import TokenMeter
+
+if TYPE_CHECKING:
+    from memoryctl.bundle import Bundle
+    from memoryctl.storage.vault import Vault
+
+DEBOUNCE = 0.3
+SECTION_NAMES = {"pinned": "Pinned", "recalled": "Recalled", "conflicts": "Conflicts"}
+
+
+def build(vault: Vault, profile: str | None, message: str | None) -> Bundle:
+    from memoryctl.context import context_bundle
+
+    opened_index(vault)
+    return context_bundle(vault, profile=profile, message=message)
+
+
+def sections_content(bundle: Bundle) -> Content:
+    lines = [
+        Content.assemble(
+            (f"{SECTION_NAMES.get(key, key):<10}", "bold"),
+            f"{tokens:>6,} tokens",
+            (f"  {count} entries", "$text-muted"),
+        )
+        for key, tokens, count in (
+            ("pinned", bundle.sections.get("pinned", 0), len(bundle.pinned)),
+            ("recalled", bundle.sections.get("recalled", 0), len(bundle.recalled)),
+            ("conflicts", bundle.sections.get("conflicts", 0), len(bundle.conflicts)),
+        )
+    ]
+    lines.append(Content.styled(f"counted by {bundle.method}", "$text-muted"))
+    lines += [Content.styled(f"⚠ {w}", "$text-error") for w in bundle.warnings]
+    return Content("\n").join(lines)
+
+
+def held_content(bundle: Bundle) -> Content:
+    if not bundle.excluded:
+        return Content.styled("Nothing was held out.", "$text-muted")
+    return Content("\n").join(
+        Content.assemble((x.title, ""), (f"\n  {x.reason}", "$text-muted")) for x in bundle.excluded
+    )
+
+
+class PreviewScreen(AppScreen):
+    AUTO_FOCUS = "#preview-text"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
+
+    DEFAULT_CSS = """
+    PreviewScreen {
+        #preview-top { height: auto; }
+        #preview-message { width: 1fr; }
+        #preview-profile { width: 24; }
+        #preview-main { height: 1fr; }
+        #preview-text { width: 3fr; height: 1fr; }
+        #preview-side { width: 2fr; height: 1fr; border: tall $border-blurred; padding: 0 1; }
+        #preview-side > Static { margin: 0 0 1 0; }
+        .heading { text-style: bold; color: $text-primary; margin: 0; }
+        &.-narrow #preview-main { layout: vertical; }
+        &.-narrow #preview-text, &.-narrow #preview-side { width: 1fr; }
+        &.-narrow #preview-side { height: 8; }
+        &.-narrow #preview-message, &.-narrow #preview-message:focus {
+            border: none; height: 1; padding: 0 1; background: $boost;
+        }
+        &.-narrow #preview-profile { height: 1; }
+        &.-narrow #preview-profile > SelectCurrent { border: none; height: 1; padding: 0 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+s",
+            "export",
+            "Export",
+            id="memoryctl.preview.export",
+            tooltip="Write this bundle to a file, in any format",
+        ),
+        Binding(
+            "ctrl+l",
+            "focus_message",
+            "Message",
+            id="memoryctl.preview.message",
+            tooltip="Type the message the agent would get",
+        ),
+    ]
+
+    @dataclass
+    class Built(Message):
+        bundle: Bundle
+        message: str | None
+        profile: str
+
+    @dataclass
+    class Exported(Message):
+        said: str
+
+    def __init__(self, vault: Vault) -> None:
+        super().__init__(vault)
+        self.bundle: Bundle | None = None
+        self._debounce: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="preview-top"):
+            yield Input(placeholder="What will the agent see if I say…?", id="preview-message")
+            names = sorted(self.vault.config.profiles)
+            yield Select(
+                [(name, name) for name in names],
+                value="default" if "default" in names else names[0],
+                allow_blank=False,
+                id="preview-profile",
+            )
+        with Horizontal(id="preview-main"):
+            yield TextArea(id="preview-text", read_only=True, soft_wrap=True)
+            with VerticalScroll(id="preview-side"):
+                yield TokenMeter(id="preview-meter")
+                yield Static(id="preview-sections")
+                yield Static("Held out", classes="heading")
+                yield Static(id="preview-held")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#preview-text", TextArea).loading = True
+        self.query_one("#preview-side").border_title = "Tokens and what was left out"
+        self.reload()
+
+    @property
+    def profile(self) -> str:
+        value = self.query_one("#preview-profile", Select).value
+        return value if isinstance(value, str) else "default"
+
+    @property
+    def message(self) -> str | None:
+        return self.query_one("#preview-message", Input).value or None
+
+    @property
+    def text(self) -> str:
+        """The bundle text as the screen shows it."""
+        return self.query_one("#preview-text", TextArea).text
+
+    def reload(self) -> None:
+        self.build(self.profile, self.message)
+
+    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    def build(self, profile: str, message: str | None) -> None:
+        try:
+            bundle = build(self.vault, profile, message)
+        except Exception as error:
+            self.post_message(WorkFailed("build the bundle", describe(error)))
+            return
+        self.post_message(self.Built(bundle, message, profile))
+
+    @on(Built)
+    def built(self, message: Built) -> None:
+        if (message.message, message.profile) != (self.message, self.profile):
+            return  # the person typed on; a newer bundle is on its way
+        bundle = self.bundle = message.bundle
+        area = self.query_one("#preview-text", TextArea)
+        area.loading = False
+        area.load_text(bundle.text)
+        area.border_title = f"What {bundle.profile.name} gets"
+        self.query_one(TokenMeter).show("Bundle", bundle.used, bundle.budget)
+        self.query_one("#preview-sections", Static).update(sections_content(bundle))
+        self.query_one("#preview-held", Static).update(held_content(bundle))
+
+    @on(Input.Changed, "#preview-message")
+    def message_changed(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(DEBOUNCE, self.reload)
+
+    @on(Input.Submitted, "#preview-message")
+    def message_submitted(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self.reload()
+        self.query_one("#preview-text", TextArea).focus()
+
+    @on(Select.Changed, "#preview-profile")
+    def profile_changed(self) -> None:
+        self.reload()
+
+    def action_focus_message(self) -> None:
+        self.query_one("#preview-message", Input).focus()
+
+    # --- export -----------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        if self.bundle is None:
+            return
+        dialog = ExportScreen(self.bundle.profile.format, str(Path.cwd()))
+        self.app.push_screen(dialog, self._export_to)
+
+    def _export_to(self, choice: ExportChoice | None) -> None:
+        if choice is not None and self.bundle is not None:
+            self.export(self.bundle, choice, Path.cwd())
+
+    @work(thread=True, exclusive=True, group="preview-export", exit_on_error=False)
+    def export(self, bundle: Bundle, choice: ExportChoice, cwd: Path) -> None:
+        from memoryctl.export import ExportError, Written, export
+
+        try:
+            result = export(bundle, choice.fmt, choice.out, cwd)
+        except ExportError as error:
+            self.post_message(WorkFailed("export", str(error)))
+            return
+        except Exception as error:
+            self.post_message(WorkFailed("export", describe(error)))
+            return
+        assert isinstance(result, Written)
+        verb = "Wrote" if result.changed else "Unchanged:"
+        self.post_message(self.Exported(f"{verb} {result.path} ({choice.fmt})"))
+
+    @on(Exported)
+    def exported(self, message: Exported) -> None:
+        self.notify(message.said, title="Export")

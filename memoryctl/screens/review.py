@@ -1,0 +1,382 @@
+"""The review queue: pending proposals grouped by origin, each with its reason and the
+before/after diff of what approving would change; approve, decline, undo, approve a
+whole group; and the record of every past decision and every retired memory.
+
+The decisions are the review core's (memoryctl.review); this screen only shows them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from memoryctl.actions import utcnow
+from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.widgets.diff import diff_content
+from memoryctl.widgets.modals import ConfirmScreen
+
+if TYPE_CHECKING:
+    from memoryctl.audit import Retirement
+    from memoryctl.review import Item, LogEntry
+    from memoryctl.storage.vault import Vault
+
+ACTION_WORDS = {
+    "retire": "Retire",
+    "replace": "Replace",
+    "needs_review": "Hold for review",
+    "restore": "Restore",
+    "confirm": "Confirm",
+}
+
+
+@dataclass
+class ReviewState:
+    pending: list[Item]
+    log: list[LogEntry]
+    retired: list[Retirement]
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def read_review(vault: Vault) -> ReviewState:
+    from memoryctl.audit import retired
+    from memoryctl.proposals import ProposalStore
+    from memoryctl.review import decision_log, queue
+
+    opened_index(vault)
+    pending = queue(vault)
+    log = decision_log(ProposalStore(vault.root).load().proposals)
+    return ReviewState(pending.items, log, retired(vault), pending.problems)
+
+
+def by_origin(items: list[Item]) -> dict[str, list[Item]]:
+    groups: dict[str, list[Item]] = {}
+    for item in items:
+        groups.setdefault(item.proposal.origin, []).append(item)
+    return dict(sorted(groups.items()))
+
+
+def who(item: Item) -> str:
+    """Who proposed it: an agent by name, or the check that found it."""
+    p = item.proposal
+    if p.origin == "agent":
+        return f"agent {p.ref}" if p.ref else "an agent"
+    return p.describe_origin()
+
+
+def item_prompt(item: Item) -> Content:
+    titles = ", ".join(t.memory.title if t.memory else f"{t.id} (gone)" for t in item.targets)
+    parts: list[Content | tuple[str, str] | str] = [
+        (f"{ACTION_WORDS.get(item.proposal.action, item.proposal.action)}: ", "bold"),
+        titles,
+        (f"\n  {item.proposal.reason}", "$text-muted"),
+    ]
+    if item.flags():
+        parts.append((f"\n  ⚠ {'; '.join(item.flags())}", "$text-warning"))
+    return Content.assemble(*parts)
+
+
+def log_prompt(entry: LogEntry) -> Content:
+    state = "reopened" if entry.state == "pending" else entry.state
+    p = entry.proposal
+    return Content.assemble(
+        (f"{entry.at[:10]} ", "$text-muted"),
+        (f"{state:<9} ", "bold"),
+        f"{ACTION_WORDS.get(p.action, p.action).lower()} {', '.join(p.targets)}",
+        (f"  {p.id} · {p.describe_origin()}", "$text-muted"),
+        (f"\n  {p.reason}" if p.reason else "", "$text-muted"),
+    )
+
+
+def retired_prompt(record: Retirement) -> Content:
+    when = record.at[:10] if record.at else "by hand"
+    return Content.assemble(
+        (f"{when} ", "$text-muted"),
+        (record.memory.title, "bold"),
+        (f"\n  {record.reason or 'no reason recorded'}", "$text-muted"),
+    )
+
+
+class ReviewScreen(AppScreen):
+    AUTO_FOCUS = "#proposals"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
+
+    DEFAULT_CSS = """
+    ReviewScreen {
+        TabbedContent { height: 1fr; }
+        TabPane { padding: 0; }
+        #review-pending { height: 1fr; }
+        #proposals { width: 2fr; }
+        #proposal-detail { width: 3fr; padding: 0 1; }
+        #proposals, #proposal-detail, #log, #retired {
+            height: 1fr; border: tall $border-blurred;
+        }
+        #proposals:focus, #log:focus, #retired:focus { border: tall $border; }
+        OptionList > .option-list--option { padding: 0 1; }
+        &.-narrow #review-pending { layout: vertical; }
+        &.-narrow #proposals, &.-narrow #proposal-detail { width: 1fr; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "a", "approve", "Approve", id="memoryctl.review.approve", tooltip="Approve the proposal"
+        ),
+        Binding(
+            "d",
+            "decline",
+            "Decline",
+            id="memoryctl.review.decline",
+            tooltip="Decline the proposal: the memory stays as it is",
+        ),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            id="memoryctl.review.undo",
+            tooltip="Undo the last decision (or the one under the cursor in Decisions)",
+        ),
+        Binding(
+            "A",
+            "approve_group",
+            "Approve group",
+            id="memoryctl.review.approve-group",
+            tooltip="Approve every pending proposal of this origin, after a confirmation",
+        ),
+    ]
+
+    @dataclass
+    class Read(Message):
+        state: ReviewState
+
+    @dataclass
+    class Previewed(Message):
+        proposal_id: str
+        diff: str
+
+    @dataclass
+    class Decided(Message):
+        said: str
+        proposal_id: str | None  # what `u` undoes next, or None after an undo
+
+    def __init__(self, vault: Vault) -> None:
+        super().__init__(vault)
+        self.clock: Callable[[], dt.datetime] = utcnow  # what "now" the diffs are drawn at
+        self.state: ReviewState | None = None
+        self.rows: list[Item | None] = []  # the proposals list's options; None for a heading
+        self.undo_stack: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(id="review-tabs"):
+            with TabPane("Pending", id="tab-pending"), Horizontal(id="review-pending"):
+                yield OptionList(id="proposals")
+                with VerticalScroll(id="proposal-detail"):
+                    yield Static(id="proposal-text")
+            with TabPane("Decisions", id="tab-log"):
+                yield OptionList(id="log")
+            with TabPane("Retired", id="tab-retired"):
+                yield OptionList(id="retired")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#proposals").loading = True
+        self.query_one("#proposal-detail").border_title = "What approving changes"
+        self.reload()
+
+    def reload(self) -> None:
+        self.read()
+
+    @work(thread=True, exclusive=True, group="review", exit_on_error=False)
+    def read(self) -> None:
+        try:
+            state = read_review(self.vault)
+        except Exception as error:
+            self.post_message(WorkFailed("read the review queue", describe(error)))
+            return
+        self.post_message(self.Read(state))
+
+    @on(Read)
+    def read_done(self, message: Read) -> None:
+        self.loading = False
+        self.state = message.state
+        self.show_pending(message.state.pending)
+        log = self.query_one("#log", OptionList)
+        log.clear_options()
+        log.add_options(Option(log_prompt(e)) for e in message.state.log)
+        log.border_title = f"{len(message.state.log)} decisions, newest first"
+        retired = self.query_one("#retired", OptionList)
+        retired.clear_options()
+        retired.add_options(Option(retired_prompt(r)) for r in message.state.retired)
+        retired.border_title = f"{len(message.state.retired)} retired memories"
+        for path, why in message.state.problems:
+            self.notify(f"{path}: {why}", title="Skipped a proposal file", severity="warning")
+
+    def show_pending(self, items: list[Item]) -> None:
+        box = self.query_one("#proposals", OptionList)
+        box.loading = False
+        keep = box.highlighted
+        box.clear_options()
+        self.rows = []
+        options: list[Option] = []
+        for origin, group in by_origin(items).items():
+            heading = Content.styled(f"{origin} · {len(group)} pending", "bold $text-accent")
+            options.append(Option(heading, disabled=True))
+            self.rows.append(None)
+            for item in group:
+                options.append(Option(item_prompt(item), id=item.proposal.id))
+                self.rows.append(item)
+        box.add_options(options)
+        box.border_title = f"{len(items)} pending proposals"
+        if not items:
+            self.query_one("#proposal-text", Static).update(
+                Content.styled("Nothing waits for a decision.", "$text-muted")
+            )
+            return
+        choices = [n for n, row in enumerate(self.rows) if row is not None]
+        target = keep if keep is not None and keep < len(self.rows) else choices[0]
+        box.highlighted = min(choices, key=lambda n: abs(n - target))
+
+    @property
+    def current(self) -> Item | None:
+        index = self.query_one("#proposals", OptionList).highlighted
+        return self.rows[index] if index is not None and index < len(self.rows) else None
+
+    @on(OptionList.OptionHighlighted, "#proposals")
+    def proposal_highlighted(self) -> None:
+        item = self.current
+        if item is not None:
+            self.preview(item)
+
+    @work(thread=True, exclusive=True, group="review-preview", exit_on_error=False)
+    def preview(self, item: Item) -> None:
+        from memoryctl.review import preview
+
+        try:
+            diffs = preview(self.vault, item, self.clock())
+        except Exception as error:
+            diffs = {"": f"(the change cannot be shown: {describe(error)})"}
+        self.post_message(self.Previewed(item.proposal.id, "\n".join(diffs.values())))
+
+    @on(Previewed)
+    def previewed(self, message: Previewed) -> None:
+        item = self.current
+        if item is None or item.proposal.id != message.proposal_id:
+            return
+        p = item.proposal
+        head = Content.assemble(
+            (f"{ACTION_WORDS.get(p.action, p.action)}", "bold"),
+            (f"  proposed by {who(item)} on {p.created[:10]} · {p.id}\n", "$text-muted"),
+            (f"Why: {p.reason}\n", ""),
+        )
+        self.query_one("#proposal-text", Static).update(
+            Content("\n").join([head, diff_content(message.diff or "(no change to the file)")])
+        )
+
+    # --- deciding ----------------------------------------------------------------------------
+
+    def action_approve(self) -> None:
+        self._decide("approve")
+
+    def action_decline(self) -> None:
+        self._decide("decline")
+
+    def _decide(self, verb: str) -> None:
+        item = self.current
+        if item is None:
+            return
+        # The list changes at once; the files follow in a worker.
+        self.show_pending([i for i in self.rows if i is not None and i is not item])
+        self.decide(verb, item.proposal.id)
+
+    @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)
+    def decide(self, verb: str, proposal_id: str) -> None:
+        from memoryctl import review
+        from memoryctl.actions import utcnow
+
+        try:
+            outcome = getattr(review, verb)(self.vault, proposal_id, now=utcnow())
+        except Exception as error:
+            self.post_message(WorkFailed(f"{verb} {proposal_id}", describe(error)))
+            self.post_message(self.Decided("", None))
+            return
+        word = {"approve": "Approved", "decline": "Declined", "undo": "Undid"}[verb]
+        p = outcome.proposal
+        said = f"{word}: {ACTION_WORDS.get(p.action, p.action).lower()} ({p.id})"
+        extra = [*outcome.notices]
+        if outcome.filed:
+            extra.append(f"{len(outcome.filed)} derived memories proposed for review")
+        said += "".join(f"\n{line}" for line in extra)
+        self.post_message(self.Decided(said, proposal_id if verb != "undo" else None))
+
+    @on(Decided)
+    def decided(self, message: Decided) -> None:
+        if message.said:
+            self.notify(message.said, title="Review")
+        if message.proposal_id:
+            self.undo_stack.append(message.proposal_id)
+        self.reload()
+
+    def action_undo(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == "tab-log":
+            log = self.query_one("#log", OptionList)
+            if log.highlighted is None or self.state is None:
+                return
+            proposal_id = self.state.log[log.highlighted].proposal.id
+        elif self.undo_stack:
+            proposal_id = self.undo_stack.pop()
+        else:
+            self.notify("No decision to undo yet (the Decisions tab lists every one).")
+            return
+        if proposal_id:
+            self.decide("undo", proposal_id)
+
+    def action_approve_group(self) -> None:
+        item = self.current
+        if item is None or self.state is None:
+            return
+        origin = item.proposal.origin
+        group = by_origin(self.state.pending).get(origin, [])
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.show_pending([i for i in self.state.pending if i.proposal.origin != origin])
+                self.approve_group(origin)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Approve the group",
+                f"Approve all {len(group)} pending proposals from {origin}? "
+                "Each is its own decision; u undoes them one at a time.",
+            ),
+            answer,
+        )
+
+    @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)
+    def approve_group(self, origin: str) -> None:
+        from memoryctl.actions import utcnow
+        from memoryctl.review import approve_all
+
+        try:
+            done, skipped = approve_all(self.vault, now=utcnow(), origin=origin)
+        except Exception as error:
+            self.post_message(WorkFailed("approve the group", describe(error)))
+            return
+        said = f"Approved {len(done)} from {origin}"
+        if skipped:
+            said += f"; skipped {len(skipped)}: " + "; ".join(why for _, why in skipped[:3])
+        for outcome in done[:-1]:
+            self.undo_stack.append(outcome.proposal.id)
+        last = done[-1].proposal.id if done else None
+        self.post_message(self.Decided(said, last))

@@ -1,0 +1,95 @@
+"""Small dialogs every screen uses: a yes/no confirmation and a one-line question."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+DIALOG_CSS = """
+    align: center middle;
+    & > Vertical {
+        width: 72;
+        max-width: 95%;
+        height: auto;
+        max-height: 90%;
+        border: thick $primary;
+        border-title-align: center;
+        border-subtitle-align: center;
+        background: $surface;
+        padding: 1 2;
+    }
+    .dialog-text { width: 1fr; height: auto; max-height: 16; }
+    .dialog-hint { color: $text-muted; margin: 1 0 0 0; }
+"""
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before something that is hard to take back: y confirms, n or escape does not."""
+
+    DEFAULT_CSS = "ConfirmScreen {" + DIALOG_CSS + "}"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="memoryctl.confirm.yes", tooltip="Go ahead"),
+        Binding(
+            "n,escape",
+            "answer(False)",
+            "No",
+            id="memoryctl.confirm.no",
+            tooltip="Leave it as it is",
+        ),
+    ]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.title_text
+            box.border_subtitle = "y yes · n no"
+            yield Static(self.text, classes="dialog-text", markup=False)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class AskScreen(ModalScreen[str | None]):
+    """One line of text (a reason, a note); enter gives it, escape gives None."""
+
+    DEFAULT_CSS = "AskScreen {" + DIALOG_CSS + "}"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="memoryctl.ask.cancel", tooltip="Do nothing"),
+    ]
+
+    def __init__(self, title: str, text: str, *, placeholder: str = "", required: bool = True):
+        super().__init__()
+        self.title_text = title
+        self.text = text
+        self.placeholder = placeholder
+        self.required = required
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.title_text
+            box.border_subtitle = "enter to go ahead · esc to cancel"
+            yield Static(self.text, classes="dialog-text", markup=False)
+            yield Input(placeholder=self.placeholder, id="answer")
+
+    @on(Input.Submitted, "#answer")
+    def submitted(self, event: Input.Submitted) -> None:
+        answer = event.value.strip()
+        if self.required and not answer:
+            self.notify("Write something first, or press escape.", severity="warning")
+            return
+        self.dismiss(answer)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

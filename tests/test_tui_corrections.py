@@ -1,0 +1,88 @@
+"""The corrections screen: reach with the matched text highlighted, detach, write new."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static, TextArea
+from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+
+from memoryctl.app import MemoryApp
+from memoryctl.reach import reach_of
+from memoryctl.screens.corrections import CorrectionsScreen
+from memoryctl.screens.new_correction import NewCorrectionScreen
+from memoryctl.storage.vault import Vault
+from memoryctl.widgets.highlight import MATCH_STYLE
+from memoryctl.widgets.modals import ConfirmScreen
+
+__all__ = ["app", "vault", "vault_path"]
+
+
+async def open_corrections(pilot: Pilot) -> CorrectionsScreen:
+    await show(pilot, "4")
+    screen = pilot.app.screen
+    assert isinstance(screen, CorrectionsScreen)
+    await until(pilot, lambda: screen.shown is not None)
+    await settled(pilot)
+    return screen
+
+
+async def test_reach_highlights_the_matched_text(app: MemoryApp, vault: Vault) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_corrections(pilot)
+        assert screen.shown is not None
+        _, reached = reach_of(vault, screen.shown.id)
+        box = screen.query_one("#reach", OptionList)
+        assert box.option_count == len(reached) > 0
+        prompt = box.get_option_at_index(0).prompt
+        _, needle = reached[0]
+        marked = [prompt.plain[s.start : s.end] for s in prompt.spans if s.style == MATCH_STYLE]
+        assert marked and all(m.casefold() == needle.casefold() for m in marked)
+
+
+async def test_detach_a_false_match(app: MemoryApp, vault: Vault) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_corrections(pilot)
+        correction = screen.shown
+        assert correction is not None
+        target = screen.reached[0][0]
+        await pilot.press("tab")
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settled(pilot)
+        _, reached = reach_of(vault, correction.id)
+        assert target.id not in [m.id for m, _ in reached]
+        assert target.id in vault.index.get(correction.id).detached
+        assert any(t.startswith("Detached") for t in toasts(app))
+        assert target.id not in [m.id for m, _ in screen.reached]
+
+
+async def test_a_new_correction_shows_its_reach_before_it_is_saved(
+    app: MemoryApp, vault: Vault
+) -> None:
+    count = vault.index.count()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_corrections(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NewCorrectionScreen))
+        screen = app.screen
+        screen.query_one(TextArea).text = "I live in Porto now."
+        screen.query_one(Input).value = "Lisbon"
+        await pilot.pause(0.4)
+        await settled(pilot)
+        reach = str(screen.query_one("#correction-reach-text", Static).content)
+        assert "“Lisbon” reaches" in reach
+        assert vault.index.count() == count  # nothing saved yet
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, CorrectionsScreen))
+        await settled(pilot)
+        assert vault.index.count() == count + 1
+        assert any("Lisbon" in m.deprecates for m in vault.index.with_deprecates())
+
+
+def test_corrections_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_corrections(pilot)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

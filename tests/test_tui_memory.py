@@ -1,0 +1,124 @@
+"""The memory screen: a note with its lineage, anchors and history; pin, edit in place."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static, TextArea
+from tui_support import SIZE, app, quiet, settled, toasts, until, vault, vault_path
+
+from memoryctl.app import MemoryApp
+from memoryctl.screens.editor import EditorScreen
+from memoryctl.screens.memory import MemoryScreen
+from memoryctl.storage.vault import Vault
+
+__all__ = ["app", "vault", "vault_path"]
+
+DINNER = "scarjk0h83"
+
+
+async def open_memory(pilot: Pilot, memory_id: str) -> MemoryScreen:
+    await settled(pilot)
+    pilot.app.open_memory(memory_id)
+    await until(pilot, lambda: isinstance(pilot.app.screen, MemoryScreen))
+    await settled(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MemoryScreen)
+    await until(pilot, lambda: screen.details is not None)
+    await settled(pilot)
+    return screen
+
+
+async def test_enter_twice_opens_the_memory_on_its_own_screen(app: MemoryApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("enter")
+        await settled(pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, MemoryScreen))
+        await settled(pilot)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, MemoryScreen)
+
+
+async def test_lineage_history_and_anchors_are_shown(app: MemoryApp, vault: Vault) -> None:
+    derived = next(m for m in vault.index.list() if m.derived_from)
+    source = derived.derived_from[0]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_memory(pilot, source)
+        lineage = screen.query_one("#lineage", OptionList)
+        ids = [lineage.get_option_at_index(n).id for n in range(lineage.option_count)]
+        assert derived.id in ids
+        commits = screen.query_one("#commits", OptionList)
+        assert commits.option_count >= 1
+        anchored = next(m for m in vault.index.list() if m.anchors)
+        screen = await open_memory(pilot, anchored.id)
+        text = str(screen.query_one("#anchors", Static).content)
+        assert anchored.anchors[0].path in text
+
+
+async def test_pin_from_the_memory_screen(app: MemoryApp, vault: Vault) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await open_memory(pilot, DINNER)
+        await pilot.press("p")
+        await settled(pilot)
+        assert DINNER in [m.id for m in vault.index.pins()]
+        assert "Pinned" in toasts(app)
+
+
+async def test_edit_in_place_replaces_the_text_of_the_same_file(
+    app: MemoryApp, vault: Vault
+) -> None:
+    before = vault.index.get(DINNER)
+    assert before is not None
+    count = vault.index.count()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_memory(pilot, DINNER)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await settled(pilot)
+        editor = app.screen.query_one(TextArea)
+        editor.text = "Dinner with Sam moved to Saturday 2026-11-21 at 20:00.\n"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, MemoryScreen))
+        await settled(pilot)
+    after = vault.index.get(DINNER)
+    assert after is not None and after.path == before.path
+    assert after.body.startswith("Dinner with Sam moved to Saturday")
+    assert vault.index.count() == count
+    text = (vault.root / before.path).read_text()
+    assert f"id: {DINNER}" in text and "moved to Saturday" in text
+
+
+async def test_saving_over_a_file_changed_on_disk_is_refused(app: MemoryApp, vault: Vault) -> None:
+    memory = vault.index.get(DINNER)
+    assert memory is not None
+    path = vault.root / memory.path
+    async with app.run_test(size=SIZE) as pilot:
+        await open_memory(pilot, DINNER)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await settled(pilot)
+        editor_screen = app.screen
+        path.write_text(path.read_text().replace("Taberna do Largo", "Casa Guedes"))
+        editor_screen.query_one(TextArea).text = "My version.\n"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: editor_screen.has_class("-conflict"))
+        assert isinstance(app.screen, EditorScreen)
+        assert "Casa Guedes" in path.read_text() and "My version" not in path.read_text()
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        diff = str(app.screen.query_one(Static).content)
+        assert "Casa Guedes" in diff and "My version." in diff
+        await pilot.press("escape")
+        await pilot.press("ctrl+r")
+        await settled(pilot)
+        assert "Casa Guedes" in editor_screen.query_one(TextArea).text
+        assert not editor_screen.has_class("-conflict")
+
+
+def test_memory_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_memory(pilot, DINNER)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,123 @@
+"""The pins screen: the pins in order against the budget; reorder, unpin and add."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
+from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+
+from memoryctl.app import MemoryApp
+from memoryctl.context import context_bundle
+from memoryctl.screens.pins import PinsScreen
+from memoryctl.storage.vault import Vault
+from memoryctl.widgets.pick_memory import PickMemoryScreen
+from memoryctl.widgets.token_meter import TokenMeter
+
+__all__ = ["app", "vault", "vault_path"]
+
+
+def pin_titles(screen: PinsScreen) -> list[str]:
+    box = screen.query_one("#pins", OptionList)
+    return [
+        str(box.get_option_at_index(n).prompt).split("  ", 2)[-1] for n in range(box.option_count)
+    ]
+
+
+async def test_pins_show_in_order_with_the_bundles_token_counts(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await show(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, PinsScreen)
+        await until(pilot, lambda: screen.state is not None)
+        assert [row.memory.id for row in screen.state.rows] == [m.id for m in vault.index.pins()]
+        bundle = context_bundle(vault)
+        meter = screen.query_one(TokenMeter)
+        assert (meter.used, meter.budget) == (bundle.used, bundle.budget)
+        assert [r.tokens for r in screen.state.rows] == [e.tokens for e in bundle.pinned]
+        assert not meter.has_class("-over")
+
+
+async def test_moving_a_pin_down_reorders_the_pins_on_disk(app: MemoryApp, vault: Vault) -> None:
+    before = [m.id for m in vault.index.pins()]
+    async with app.run_test(size=SIZE) as pilot:
+        await show(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, PinsScreen)
+        await until(pilot, lambda: screen.state is not None)
+        await pilot.press("J")
+        # The list moves at once, before the files are written.
+        assert [r.memory.id for r in screen.state.rows][:2] == [before[1], before[0]]
+        await settled(pilot)
+        assert [m.id for m in vault.index.pins()][:2] == [before[1], before[0]]
+        await pilot.press("ctrl+up")
+        await settled(pilot)
+        assert [m.id for m in vault.index.pins()] == before
+        first = vault.index.pins()[0]
+        assert "pin_order: 1" in (vault.root / first.path).read_text()
+
+
+async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) -> None:
+    first = vault.index.pins()[0]
+    async with app.run_test(size=SIZE) as pilot:
+        await show(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, PinsScreen)
+        await until(pilot, lambda: screen.state is not None)
+        await pilot.press("u")
+        await settled(pilot)
+        assert first.id not in [m.id for m in vault.index.pins()]
+        assert any("Unpinned" in t for t in toasts(app))
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PickMemoryScreen))
+        await pilot.press(*first.title.split()[0].lower())
+        picker = app.screen
+        await until(
+            pilot,
+            lambda: (
+                picker.query_one(OptionList).option_count > 0
+                and picker.query_one(Input).value != ""
+            ),
+        )
+        await settled(pilot)
+        await pilot.press("enter")
+        await settled(pilot)
+        assert first.id in [m.id for m in vault.index.pins()]
+        assert isinstance(app.screen, PinsScreen)
+
+
+async def test_meter_warns_when_the_pins_alone_pass_the_budget(vault_path, vault: Vault) -> None:
+    config = vault_path / "memoryctl.toml"
+    config.write_text(config.read_text() + "\n[profiles.tiny]\nbudget = 100\n")
+    from memoryctl.app import make_app
+
+    tight = Vault(vault_path)
+    try:
+        app = make_app(tight, watch=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await show(pilot, "2")
+            screen = app.screen
+            await pilot.click("#pins-profile")
+            await pilot.pause()
+            select = screen.query_one("#pins-profile")
+            select.value = "tiny"
+            await settled(pilot)
+            meter = screen.query_one(TokenMeter)
+            assert meter.budget == 100
+            assert meter.has_class("-over")
+            assert "over the budget" in meter.render().plain
+    finally:
+        tight.close()
+
+
+def test_pins_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await show(pilot, "2")
+        screen = pilot.app.screen
+        assert isinstance(screen, PinsScreen)
+        await until(pilot, lambda: screen.state is not None)
+        await settled(pilot)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,100 @@
+"""The preview screen: exactly what `memoryctl preview` prints, its tokens, and export."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Select, Static
+from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+
+from memoryctl.app import MemoryApp
+from memoryctl.screens.preview import PreviewScreen
+from memoryctl.storage.vault import Vault
+from memoryctl.widgets.export_dialog import ExportScreen
+from memoryctl.widgets.token_meter import TokenMeter
+
+__all__ = ["app", "vault", "vault_path"]
+
+
+def cli_preview(vault: Vault, *args: str) -> str:
+    """What `memoryctl preview` prints, run as a person runs it."""
+    command = [sys.executable, "-m", "memoryctl", "preview", "--vault", str(vault.root), *args]
+    result = subprocess.run(command, capture_output=True, check=True)
+    return result.stdout.decode("utf-8")
+
+
+async def open_preview(pilot: Pilot) -> PreviewScreen:
+    await show(pilot, "5")
+    screen = pilot.app.screen
+    assert isinstance(screen, PreviewScreen)
+    await until(pilot, lambda: screen.bundle is not None)
+    await settled(pilot)
+    return screen
+
+
+async def test_preview_shows_byte_for_byte_what_the_cli_prints(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        assert screen.text == cli_preview(vault)
+        message = "which repository do I push the streaming fix to?"
+        screen.query_one("#preview-message", Input).value = message
+        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == message)
+        await settled(pilot)
+        assert screen.text == cli_preview(vault, "--message", message)
+        bundle = screen.bundle
+        assert bundle.recalled
+        meter = screen.query_one(TokenMeter)
+        assert (meter.used, meter.budget) == (bundle.used, bundle.budget)
+        sections = str(screen.query_one("#preview-sections", Static).content)
+        assert f"{bundle.sections['pinned']:>6,} tokens" in sections
+
+
+async def test_held_out_memories_are_listed_with_their_reasons(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        screen.query_one("#preview-message", Input).value = "mangoes"
+        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == "mangoes")
+        await settled(pilot)
+        held = str(screen.query_one("#preview-held", Static).content)
+        for excluded in screen.bundle.excluded:
+            assert excluded.title in held and excluded.reason in held
+
+
+async def test_preview_then_export_writes_the_same_text(
+    app: MemoryApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        dialog = app.screen
+        dialog.query_one(Select).value = "cursor-rules"
+        await pilot.pause()
+        assert dialog.query_one(Input).value == ".cursor/rules/memoryctl.mdc"
+        dialog.query_one(Input).value = "bundle.md"
+        dialog.query_one(Select).value = "markdown"
+        await pilot.pause()
+        dialog.query_one(Input).focus()
+        await pilot.press("enter")
+        await settled(pilot)
+        assert (out / "bundle.md").read_text() == screen.text
+        assert any(t.startswith("Wrote") for t in toasts(app))
+
+
+def test_preview_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_preview(pilot)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,124 @@
+"""The review screen: proposals grouped by origin; approve, decline, undo, a whole group."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+
+from memoryctl.app import MemoryApp
+from memoryctl.decisions import Change
+from memoryctl.proposals import Suggestion
+from memoryctl.review import queue
+from memoryctl.screens.review import ReviewScreen
+from memoryctl.storage.vault import Vault
+from memoryctl.widgets.modals import ConfirmScreen
+
+__all__ = ["app", "vault", "vault_path"]
+
+NOW = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def propose(vault: Vault, title_word: str, origin: str, ref: str | None, why: str) -> str:
+    memory = vault.index.list(text=title_word, limit=1)[0]
+    change = Change.start(vault, NOW)
+    change.propose([Suggestion("retire", (memory.id,), why, origin, ref=ref, trigger=why)])
+    change.commit(f"Propose retiring {memory.title}")
+    return memory.id
+
+
+def status(vault: Vault, mid: str) -> str:
+    memory = vault.index.get(mid)
+    assert memory is not None
+    return memory.status
+
+
+async def open_review(pilot: Pilot) -> ReviewScreen:
+    await show(pilot, "3")
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    await until(pilot, lambda: screen.state is not None)
+    await settled(pilot)
+    return screen
+
+
+async def test_pending_proposals_are_grouped_by_origin_with_who_proposed_them(
+    app: MemoryApp, vault: Vault
+) -> None:
+    propose(vault, "mangoes", "agent", "codex", "the user said they went off mangoes")
+    propose(vault, "bike", "rule", "owns", "a newer fact replaces it")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        box = screen.query_one("#proposals", OptionList)
+        prompts = [str(box.get_option_at_index(n).prompt) for n in range(box.option_count)]
+        assert prompts[0] == "agent · 1 pending"
+        assert "the user said they went off mangoes" in prompts[1]
+        assert prompts[2] == "rule · 1 pending"
+        detail = str(screen.query_one("#proposal-text", Static).content)
+        assert "proposed by agent codex" in detail
+        assert "+status: retired" in detail
+
+
+async def test_approve_retires_the_memory_and_undo_brings_it_back(
+    app: MemoryApp, vault: Vault
+) -> None:
+    mid = propose(vault, "mangoes", "agent", "codex", "went off them")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("a")
+        assert screen.query_one("#proposals", OptionList).option_count == 0  # at once
+        await settled(pilot)
+        assert status(vault, mid) == "retired"
+        assert any(t.startswith("Approved: retire") for t in toasts(app))
+        assert screen.state is not None and screen.state.retired[0].memory.id == mid
+        await pilot.press("u")
+        await settled(pilot)
+        assert status(vault, mid) == "active"
+        assert len(queue(vault).items) == 1
+        assert screen.query_one("#proposals", OptionList).option_count == 2
+
+
+async def test_decline_leaves_the_memory_and_is_in_the_audit(app: MemoryApp, vault: Vault) -> None:
+    mid = propose(vault, "mangoes", "agent", "codex", "went off them")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("d")
+        await settled(pilot)
+        assert status(vault, mid) == "active"
+        assert not queue(vault).items
+        assert any(t.startswith("Declined") for t in toasts(app))
+        assert screen.state is not None and screen.state.log[0].state == "declined"
+
+
+async def test_approving_a_group_asks_first(app: MemoryApp, vault: Vault) -> None:
+    first = propose(vault, "mangoes", "agent", "codex", "one")
+    second = propose(vault, "bike", "agent", "codex", "two")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await settled(pilot)
+        assert len(queue(vault).items) == 2
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settled(pilot)
+        assert {status(vault, first), status(vault, second)} == {"retired"}
+        assert any("Approved 2 from agent" in t for t in toasts(app))
+
+
+def test_review_screen_snapshot(app: MemoryApp, vault: Vault, snap_compare) -> None:
+    propose(vault, "mangoes", "agent", "codex", "the user said they went off mangoes")
+    propose(vault, "bike", "rule", "owns", "a newer fact replaces it")
+
+    async def run_before(pilot: Pilot) -> None:
+        screen = await open_review(pilot)
+        screen.clock = lambda: NOW  # the diff shows when the retirement would be recorded
+        screen.proposal_highlighted()
+        await settled(pilot)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

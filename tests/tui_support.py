@@ -1,0 +1,79 @@
+"""What the TUI screen tests share: the sample vault with fixed file times, and waits
+that watch the app's workers instead of sleeping."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from memoryctl.actions import init_vault
+from memoryctl.app import MemoryApp, make_app
+from memoryctl.storage.vault import Vault
+
+SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
+SIZE = (100, 32)
+FIXED_MTIME = 1_767_225_600  # 2026-01-01T00:00:00Z, as in test_tui_shell
+
+
+@pytest.fixture
+def vault_path(tmp_path: Path) -> Path:
+    path = tmp_path / "vault"
+    shutil.copytree(SAMPLE_VAULT, path)
+    init_vault(path)
+    for file in path.rglob("*"):
+        if ".git" not in file.relative_to(path).parts:
+            os.utime(file, (FIXED_MTIME, FIXED_MTIME))
+    return path
+
+
+@pytest.fixture
+def vault(vault_path: Path) -> Iterator[Vault]:
+    opened = Vault(vault_path)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def app(vault: Vault) -> MemoryApp:
+    return make_app(vault, watch=False)
+
+
+async def until(pilot: Pilot, condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the app"
+        await pilot.pause(0.02)
+
+
+async def settled(pilot: Pilot, timeout: float = 10.0) -> None:
+    """Every worker has finished (the file watcher runs until the end, so it is left out)."""
+    await pilot.pause()
+    await until(
+        pilot,
+        lambda: all(w.is_finished for w in pilot.app.workers if w.group != "watch"),
+        timeout,
+    )
+    await pilot.pause()
+
+
+async def show(pilot: Pilot, key: str) -> None:
+    """Switch screens with a number key and wait until the screen has read the vault."""
+    await settled(pilot)
+    await pilot.press(key)
+    await settled(pilot)
+
+
+def quiet(app: MemoryApp) -> None:
+    """What differs from run to run (the temporary path, toasts) is set aside for snapshots."""
+    app.sub_title = "~/sample_vault"
+    app.clear_notifications()
+
+
+def toasts(app: MemoryApp) -> list[str]:
+    return [n.message for n in app._notifications]
