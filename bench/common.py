@@ -79,6 +79,18 @@ def peak_rss_mb() -> dict[str, float]:
     return {"process_mb": round(own, 1), "largest_worker_mb": round(children, 1)}
 
 
+def bench_main(run: Callable[[int, Path], dict], doc: str | None) -> None:
+    """The command line of one benchmark: `python -m bench.NAME --n 100000`."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--workdir", type=Path, default=Path(".scratch/bench"))
+    args = parser.parse_args()
+    print(json.dumps(run(args.n, args.workdir.resolve()), indent=2))
+
+
 def log(text: str) -> None:
     sys.stderr.write(f"[bench] {text}\n")
     sys.stderr.flush()

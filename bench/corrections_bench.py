@@ -7,12 +7,10 @@ The vault has N memories, of which 2,000 (or N/50 when smaller) name the old rep
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 from pathlib import Path
 
-from bench.common import fresh_cache, latencies, log, machine, ms, synth_vault, timer
+from bench.common import bench_main, fresh_cache, latencies, log, machine, ms, synth_vault, timer
 from bench.synthvault import SynthSpec
 from memoryctl.actions import NewMemory
 from memoryctl.corrections import now_lines
@@ -76,13 +74,5 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--n", type=int, default=10_000)
-    parser.add_argument("--workdir", type=Path, default=Path(".scratch/bench"))
-    args = parser.parse_args()
-    print(json.dumps(run(args.n, args.workdir.resolve()), indent=2))
-
-
 if __name__ == "__main__":
-    main()
+    bench_main(run, __doc__)

@@ -5,12 +5,20 @@ python -m bench.index_bench --n 100000
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 from pathlib import Path
 
-from bench.common import fresh_cache, latencies, log, machine, ms, peak_rss_mb, synth_vault, timer
+from bench.common import (
+    bench_main,
+    fresh_cache,
+    latencies,
+    log,
+    machine,
+    ms,
+    peak_rss_mb,
+    synth_vault,
+    timer,
+)
 from bench.synthvault import SynthSpec, keyword_queries, message_queries
 from memoryctl.storage.vault import Vault
 
@@ -37,7 +45,8 @@ def run(n: int, workdir: Path, queries: int = 300) -> dict[str, object]:
     edited.write_text(edited.read_text() + "\nOne more sentence about the wimbledon.\n")
     with timer() as one_edit:
         vault.index.sync_paths([relpath])
-    assert [m.id for m in vault.index.search("wimbledon")] == [info.ids[n // 2]]
+    found = vault.index.search("wimbledon", include_retired=True)
+    assert [m.id for m in found] == [info.ids[n // 2]]
     edited.write_text(edited.read_text() + "\nAnd a second edit.\n")
     with timer() as edit_full_sync:
         vault.index.sync()
@@ -75,13 +84,5 @@ def run(n: int, workdir: Path, queries: int = 300) -> dict[str, object]:
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--n", type=int, default=10_000)
-    parser.add_argument("--workdir", type=Path, default=Path(".scratch/bench"))
-    args = parser.parse_args()
-    print(json.dumps(run(args.n, args.workdir.resolve()), indent=2))
-
-
 if __name__ == "__main__":
-    main()
+    bench_main(run, __doc__)

@@ -10,9 +10,23 @@ import argparse
 import json
 from pathlib import Path
 
-from bench import corrections_bench, index_bench
+from bench import (
+    bundle_bench,
+    corrections_bench,
+    index_bench,
+    mcp_bench,
+    review_bench,
+    tui_bench,
+)
 
-BENCHMARKS = {"index": index_bench.run, "corrections": corrections_bench.run}
+BENCHMARKS = {
+    "index": index_bench.run,
+    "corrections": corrections_bench.run,
+    "bundle": bundle_bench.run,
+    "mcp": mcp_bench.run,
+    "review": review_bench.run,
+    "tui": tui_bench.run,
+}
 
 
 def main() -> None:

@@ -616,10 +616,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("tui", cmd_tui, "open the terminal UI")
     p.add_argument("path", nargs="?", metavar="VAULT")
 
-    from memoryctl import cli_bundle, cli_mcp
+    from memoryctl import cli_bundle, cli_mcp, cli_review
 
     cli_bundle.register(command)
     cli_mcp.register(command)
+    cli_review.register(command)
     return parser
 
 

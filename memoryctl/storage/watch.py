@@ -25,14 +25,33 @@ def relevant_paths(vault: Vault, changes: set[tuple[object, str]]) -> list[str]:
 
 
 def watch_vault(
-    vault: Vault, stop: threading.Event | None = None, debounce_ms: int = 150
+    vault: Vault,
+    stop: threading.Event | None = None,
+    debounce_ms: int = 150,
+    watching: threading.Event | None = None,
 ) -> Iterator[tuple[SyncReport, list[str]]]:
-    """Re-index changed memory files as they change; yields each batch it handled."""
+    """Re-index changed memory files as they change; yields each batch it handled.
+
+    With `watching`, the event is set as soon as changes are being watched, and the index
+    is then synced in full once: a file edited after the caller last synced but before
+    the watch began would otherwise stay stale until it changed again.
+    """
     from watchfiles import watch  # deferred: only long-running commands need it
 
     for changes in watch(
-        vault.root, stop_event=stop, debounce=debounce_ms, step=50, raise_interrupt=False
+        vault.root,
+        stop_event=stop,
+        debounce=debounce_ms,
+        step=50,
+        raise_interrupt=False,
+        rust_timeout=1000,
+        yield_on_timeout=watching is not None,
     ):
+        if watching is not None and not watching.is_set():
+            watching.set()
+            yield vault.index.sync(), []
+        if not changes:
+            continue
         paths = relevant_paths(vault, changes)
         if any(_is_folder_change(vault, path) for _, path in changes):
             # A folder renamed or removed reports only the folder, not the files in it.

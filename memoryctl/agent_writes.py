@@ -1,0 +1,356 @@
+"""What an agent may write, and how each write is attributed.
+
+An agent can add memories and propose changes; it can never retire, restore, confirm
+or edit a memory, pick a file name, or write outside the vault. Everything it writes
+is an inference (source kind `inference`, with a source naming the agent) and a git
+commit whose message names the agent and the tool. Its corrections pass the
+broad-string guard with no way to force it: only the person can.
+
+Limits keep a confused or hostile agent from flooding the vault: a body of at most
+64 KB, at most 20 deprecated strings, and a number of writes a minute set by
+`[mcp] writes_per_minute` in memoryctl.toml. Every refusal is an `AgentRefused` whose
+message tells the agent what to change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memoryctl.actions import NewMemory, utcnow
+from memoryctl.agent_view import AgentRefused, Caller, hidden, visible_memory
+from memoryctl.agents import commit_trailer, source_ref_for
+from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
+from memoryctl.reach import GuardTripped, correct
+from memoryctl.storage.config import CONFIG_NAME, ConfigError, VaultConfig
+from memoryctl.storage.vault import Vault
+
+MAX_BODY_BYTES = 64 * 1024
+MAX_DEPRECATES = 20
+MAX_DEPRECATE_CHARS = 200
+MAX_TITLE_CHARS = 200
+MAX_TAGS = 20
+MAX_TAG_CHARS = 64
+MAX_DERIVED_FROM = 20
+MAX_SOURCE_REF_CHARS = 300
+MAX_REASON_CHARS = 2000
+DEFAULT_WRITES_PER_MINUTE = 30
+REACH_SAMPLE = 20
+
+
+def writes_per_minute(config: VaultConfig) -> int:
+    """`[mcp] writes_per_minute` from memoryctl.toml: writes each agent may make a minute."""
+    section = config.raw.get("mcp", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{CONFIG_NAME}: [mcp] must be a table")
+    value = section.get("writes_per_minute", DEFAULT_WRITES_PER_MINUTE)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            f"{CONFIG_NAME}: [mcp] writes_per_minute must be a whole number (0 stops agent writes)"
+        )
+    return value
+
+
+@dataclass
+class WriteGate:
+    """One per server: the writes-a-minute limit for each agent, and one write at a time.
+
+    Writes are serialised because each ends in a git commit, and git allows one at a time.
+    """
+
+    per_minute: int
+    clock: Callable[[], float] = time.monotonic
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _recent: dict[str, deque[float]] = field(default_factory=dict)
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def admit(self, agent: str) -> None:
+        if self.per_minute == 0:
+            raise AgentRefused(
+                "this vault accepts no writes from agents ([mcp] writes_per_minute = 0 in "
+                "memoryctl.toml); tell the user what you would have stored"
+            )
+        now = self.clock()
+        with self._guard:
+            recent = self._recent.setdefault(agent, deque())
+            while recent and now - recent[0] >= 60:
+                recent.popleft()
+            if len(recent) >= self.per_minute:
+                wait = max(1, int(60 - (now - recent[0])) + 1)
+                raise AgentRefused(
+                    f"too many writes: an agent may make {self.per_minute} writes a minute "
+                    f"([mcp] writes_per_minute in memoryctl.toml). Try again in {wait} s, and "
+                    "store fewer, more complete memories"
+                )
+            recent.append(now)
+
+
+# --- checking what an agent sends ---------------------------------------------------------
+
+
+def _one_line(value: object, what: str, limit: int) -> str:
+    if not isinstance(value, str):
+        raise AgentRefused(f"{what} must be text")
+    text = value.strip()
+    if not text:
+        raise AgentRefused(f"{what} cannot be empty")
+    if len(text) > limit:
+        raise AgentRefused(f"{what} is {len(text)} characters; the limit is {limit}")
+    if any(not c.isprintable() for c in text):
+        raise AgentRefused(f"{what} must be one line of printable text")
+    return text
+
+
+def _strings(value: object, what: str, most: int, each: int) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise AgentRefused(f"{what} must be a list of strings")
+    if len(value) > most:
+        raise AgentRefused(f"{what} has {len(value)} entries; the limit is {most}")
+    return list(dict.fromkeys(_one_line(v, f"each of {what}", each) for v in value))
+
+
+def check_body(body: object) -> str:
+    if not isinstance(body, str):
+        raise AgentRefused("body must be text")
+    if not body.strip():
+        raise AgentRefused("body cannot be empty: write the memory as a sentence that stands alone")
+    size = len(body.encode("utf-8"))
+    if size > MAX_BODY_BYTES:
+        raise AgentRefused(
+            f"body is {size} bytes; the limit is {MAX_BODY_BYTES} bytes (64 KB). Store one "
+            "fact per memory, or a summary with a link to the document"
+        )
+    if "\x00" in body:
+        raise AgentRefused("body cannot contain NUL characters")
+    return body
+
+
+@dataclass(frozen=True)
+class AgentMemory:
+    """What an agent asks to remember, before it is checked."""
+
+    body: object
+    title: object = None
+    kind: object = None
+    tags: object = None
+    deprecates: object = None
+    derived_from: object = None
+    source_ref: object = None
+
+
+@dataclass(frozen=True)
+class Remembered:
+    memory: Memory
+    reached: tuple[tuple[Memory, str], ...]  # only what the agent may see
+    reach_count: int
+
+    @property
+    def text(self) -> str:
+        m = self.memory
+        lines = [f"Stored {m.kind} {m.id}: {m.title}"]
+        if m.deprecates:
+            lines.append(
+                f"This correction reaches {self.reach_count} older memor"
+                f"{'y' if self.reach_count == 1 else 'ies'} you can see"
+                + (":" if self.reached else ".")
+            )
+            lines += [f"  {r.id}  {r.title}  ({needle})" for r, needle in self.reached]
+            if self.reach_count > len(self.reached):
+                lines.append(f"  … and {self.reach_count - len(self.reached)} more")
+        return "\n".join(lines) + "\n"
+
+    def as_json(self) -> dict[str, Any]:
+        m = self.memory
+        data: dict[str, Any] = {
+            "id": m.id,
+            "title": m.title,
+            "kind": m.kind,
+            "namespace": m.namespace,
+            "visibility": m.visibility,
+            "source": {"kind": m.source_kind, "ref": m.source_ref},
+            "deprecates": list(m.deprecates),
+        }
+        if m.deprecates:
+            data["reach"] = {
+                "count": self.reach_count,
+                "memories": [
+                    {"id": r.id, "title": r.title, "needle": needle} for r, needle in self.reached
+                ],
+            }
+        return data
+
+
+def home_of(caller: Caller) -> tuple[str, str]:
+    """Where an agent's memories go: its profile's first namespace, at its profile's level.
+
+    So the agent can read back what it wrote, and what it learned at a private level is
+    never shown to a less private profile.
+    """
+    names = [n for n in caller.profile.namespaces if n != "*"]
+    return (names[0] if names else DEFAULT_NAMESPACE), caller.profile.visibility
+
+
+def _check_commits(vault: Vault) -> None:
+    if not vault.is_git or not vault.config.autocommit:
+        why = "is not a git repository" if not vault.is_git else "has [git] autocommit = false"
+        raise AgentRefused(
+            f"this vault {why}, so a write could not be attributed to you in git; agents may "
+            "only write to a vault that commits every change. Tell the user what you would store"
+        )
+
+
+def new_memory_for(vault: Vault, caller: Caller, request: AgentMemory) -> NewMemory:
+    """Check an agent's request and turn it into the core's NewMemory (nothing is written)."""
+    body = check_body(request.body)
+    title = None if request.title is None else _one_line(request.title, "title", MAX_TITLE_CHARS)
+    kind = None
+    if request.kind is not None:
+        kind = _one_line(request.kind, "kind", 40)
+        if kind not in KINDS:
+            raise AgentRefused(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    tags = _strings(request.tags, "tags", MAX_TAGS, MAX_TAG_CHARS)
+    deprecates = _strings(request.deprecates, "deprecates", MAX_DEPRECATES, MAX_DEPRECATE_CHARS)
+    derived = _strings(request.derived_from, "derived_from", MAX_DERIVED_FROM, 64)
+    derived_ids = [visible_memory(vault, caller, ref, "derived_from").id for ref in derived]
+    detail = None
+    if request.source_ref is not None:
+        detail = _one_line(request.source_ref, "source_ref", MAX_SOURCE_REF_CHARS)
+    namespace, visibility = home_of(caller)
+    return NewMemory(
+        body=body,
+        title=title,
+        kind=kind,
+        tags=tags,
+        namespace=namespace,
+        visibility=visibility,
+        source="inference",
+        source_ref=source_ref_for(caller.agent, detail),
+        deprecates=deprecates,
+        derived_from=derived_ids,
+    )
+
+
+def remember(vault: Vault, caller: Caller, request: AgentMemory, gate: WriteGate) -> Remembered:
+    """Store an agent's memory (a correction when it deprecates strings), committed to git."""
+    new = new_memory_for(vault, caller, request)
+    _check_commits(vault)
+    gate.admit(caller.agent)
+    with gate.lock:
+        try:
+            memory = correct(vault, new, force=False, why=commit_trailer(caller.agent, "remember"))
+        except GuardTripped as tripped:
+            worst = tripped.broad[0]
+            raise AgentRefused(
+                f"deprecates {worst.needle!r} would reach more memories than this vault allows "
+                f"({tripped.guard}); use a longer, more specific string, such as a full repository "
+                "slug, path or name. Agents cannot override this; the user can, with "
+                "`memoryctl correct --force`"
+            ) from None
+    reached: list[tuple[Memory, str]] = []
+    if memory.deprecates:
+        pairs = vault.index.reach_of(memory.id)
+        fenced = hidden(vault.index, caller.profile, [m for m, _ in pairs])
+        reached = [(m, needle) for m, needle in pairs if m.id not in fenced]
+    return Remembered(memory, tuple(reached[:REACH_SAMPLE]), len(reached))
+
+
+# --- proposals -------------------------------------------------------------------------------
+
+# What an agent may ask for, in its words, and the review queue's name for each.
+PROPOSAL_ACTIONS = {"retire": "retire", "replace": "replace", "review": "needs_review"}
+PERSON_ONLY = ("restore", "confirm")
+
+
+@dataclass(frozen=True)
+class Proposed:
+    proposal: Any  # memoryctl.proposals.Proposal
+    target: Memory
+    new: bool  # False: the same agent had already proposed this, and that one stands
+
+    @property
+    def text(self) -> str:
+        p = self.proposal
+        if self.new:
+            head = f"Proposed {p.id}: {p.action} {self.target.id} ({self.target.title})."
+            return f"{head} The user decides it (memoryctl review).\n"
+        return (
+            f"You already proposed this ({p.id}, {p.state}); it is not filed again. "
+            "The user decides it.\n"
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        p = self.proposal
+        return {
+            "id": p.id,
+            "action": p.action,
+            "target": self.target.id,
+            "state": p.state,
+            "origin": {"kind": p.origin, "ref": p.ref},
+            "new": self.new,
+        }
+
+
+def _reason(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise AgentRefused("reason cannot be empty: say why, so the user can decide")
+    reason = " ".join(value.split())
+    if len(reason) > MAX_REASON_CHARS:
+        raise AgentRefused(f"reason is {len(reason)} characters; the limit is {MAX_REASON_CHARS}")
+    return reason
+
+
+def propose(
+    vault: Vault,
+    caller: Caller,
+    action: object,
+    target: object,
+    reason: object,
+    body: object,
+    gate: WriteGate,
+    *,
+    now: dt.datetime | None = None,
+) -> Proposed:
+    """File an agent's proposal through the review queue's own `propose`; only the
+    person decides it. The checks here only give an agent errors it can act on."""
+    from memoryctl import review
+
+    if action in PERSON_ONLY:
+        raise AgentRefused(
+            f"an agent cannot propose {action!r}: only the user restores or confirms a memory"
+        )
+    if not isinstance(action, str) or action not in PROPOSAL_ACTIONS:
+        raise AgentRefused(f"action must be one of {', '.join(PROPOSAL_ACTIONS)}")
+    memory = visible_memory(vault, caller, target, "target")
+    why = _reason(reason)
+    text: str | None = None
+    if action == "replace":
+        if body is None:
+            raise AgentRefused("a replace proposal needs the new text in body")
+        text = check_body(body)
+        if text.strip() == memory.body.strip():
+            raise AgentRefused(f"body is the same as the current text of {memory.id}")
+    elif body is not None:
+        raise AgentRefused(f"body is only for action 'replace', not {action!r}")
+    if memory.status == "retired":
+        raise AgentRefused(f"{memory.id} is already retired; only the user can restore it")
+    _check_commits(vault)
+    gate.admit(caller.agent)
+    with gate.lock:
+        proposal, created = review.propose(
+            vault,
+            PROPOSAL_ACTIONS[action],
+            memory.id,
+            now=now or utcnow(),
+            reason=why,
+            body=text,
+            origin="agent",
+            origin_ref=caller.agent,
+        )
+    return Proposed(proposal, memory, new=created)

@@ -1,0 +1,190 @@
+"""`memoryctl serve` (the MCP server) and `memoryctl agents` (who may use it over HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import signal
+from pathlib import Path
+
+from memoryctl.cli import UserError, emit_json, find_vault, note, say
+
+DEFAULT_PORT = 8765
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _writes_note(vault) -> str | None:
+    if not vault.is_git:
+        return "this vault is not a git repository, so agents' writes will be refused"
+    if not vault.config.autocommit:
+        return "[git] autocommit is off in memoryctl.toml, so agents' writes will be refused"
+    return None
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    if args.http:
+        if args.profile or args.agent:
+            raise UserError(
+                "over HTTP each agent's profile comes from its identity; drop --profile/--agent "
+                "and add agents with `memoryctl agents add NAME --profile P`"
+            )
+        if not _is_loopback(args.host) and not args.allow_remote:
+            raise UserError(
+                f"--host {args.host} would serve the vault beyond this machine; add "
+                "--allow-remote if you mean it"
+            )
+    elif args.host != "127.0.0.1" or args.port is not None or args.allow_remote:
+        raise UserError("--host, --port and --allow-remote need --http")
+
+    from memoryctl.storage.vault import Vault
+
+    vault = Vault(find_vault(args.vault))
+    args.opened_vault = vault  # closed by main() when the command ends
+    from memoryctl import agents, mcp_server
+
+    profile = args.profile
+    if not args.http and args.agent:
+        agents.check_name(args.agent)
+        identity = agents.get_agent(vault.root, args.agent)
+        if identity is not None and profile is None:
+            profile = identity.profile
+    server = mcp_server.make_server(
+        vault, profile, None if args.http else args.agent, http=args.http
+    )
+    warning = _writes_note(vault)
+    if warning:
+        note(f"memoryctl: warning: {warning}")
+    # The index opens (and syncs) in the background while the client connects.
+    watcher, stop = mcp_server.keep_current(server, note)
+    try:
+        if args.http:
+            agents._keyring()  # a missing keyring is reported now, not on the first request
+            if not agents.list_agents(vault.root):
+                note("memoryctl: no agents yet; add one with `memoryctl agents add NAME -p P`")
+            if not _is_loopback(args.host):
+                note(
+                    f"memoryctl: WARNING: serving on {args.host}: anyone who can reach this "
+                    "address can try tokens, and traffic is not encrypted. Put it behind TLS."
+                )
+            port = DEFAULT_PORT if args.port is None else args.port
+
+            def announce(url: str) -> None:
+                note(f"memoryctl: serving {vault.root} over MCP at {url}")
+
+            try:
+                mcp_server.serve_http(server, args.host, port, announce)
+            except OSError as error:
+                raise UserError(f"cannot listen on {args.host}:{port}: {error.strerror}") from None
+        else:
+            shown = vault.config.profile(profile).name
+            note(f"memoryctl: serving {vault.root} over MCP on stdio (profile {shown})")
+            # A client stops a stdio server with SIGTERM after closing its input; exit
+            # through the normal path so a write in flight finishes first.
+            signal.signal(signal.SIGTERM, _interrupt)
+            mcp_server.serve_stdio(server)
+    finally:
+        mcp_server.finish_writes(server)
+        stop.set()
+        watcher.join(timeout=2)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+# --- agents -------------------------------------------------------------------------------
+
+
+def _vault_root(args: argparse.Namespace) -> Path:
+    return find_vault(args.vault).resolve()
+
+
+def cmd_agents_add(args: argparse.Namespace) -> None:
+    from memoryctl import agents
+    from memoryctl.storage.vault import Vault
+
+    vault = Vault(find_vault(args.vault))
+    profile = vault.config.profile(args.profile).name
+    created = agents.add_agent(vault.root, args.name, profile)
+    agent = created.agent
+    if args.json:
+        emit_json({**agent.as_json(), "token": created.token})
+        return
+    say(f"Added agent {agent.name} (profile {agent.profile}). Its token, shown only this once:")
+    say()
+    say(f"    {created.token}")
+    say()
+    say("memoryctl keeps it only in the OS keyring. Give it to the agent's MCP client as")
+    say(f"the header `Authorization: Bearer <token>`; `memoryctl agents revoke {agent.name}`")
+    say("stops it working.")
+
+
+def cmd_agents_list(args: argparse.Namespace) -> None:
+    from memoryctl import agents
+
+    root = _vault_root(args)
+    listed = agents.list_agents(root)
+    rows = [{**a.as_json(), "token_in_keyring": agents.has_token(root, a.name)} for a in listed]
+    if args.json:
+        emit_json(rows)
+        return
+    if not rows:
+        note("No agents. Add one with `memoryctl agents add NAME --profile P`.")
+    for row in rows:
+        token = "token in keyring" if row["token_in_keyring"] else "NO TOKEN in keyring"
+        say(f"{row['name']:<24} profile {row['profile']:<12} added {row['created'][:10]}  {token}")
+
+
+def cmd_agents_revoke(args: argparse.Namespace) -> None:
+    from memoryctl import agents
+
+    agent = agents.revoke_agent(_vault_root(args), args.name)
+    if args.json:
+        emit_json({**agent.as_json(), "revoked": True})
+        return
+    say(f"Revoked {agent.name}: its token stops working on its next request.")
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    hidden = argparse.SUPPRESS
+    common.add_argument("--vault", metavar="PATH", help="the vault folder", default=hidden)
+    common.add_argument("--json", action="store_true", help="print JSON", default=hidden)
+    return common
+
+
+def register(command) -> None:
+    p = command("serve", cmd_serve, "serve the vault to agents over MCP (stdio, or --http)")
+    p.add_argument("--profile", "-p", help="stdio: the profile the agent reads through")
+    p.add_argument("--agent", help="stdio: the agent's name in commits (default: the client's)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP, with agent tokens")
+    p.add_argument("--port", type=int, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks one)")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    p.add_argument(
+        "--allow-remote", action="store_true", help="allow --host to be a non-loopback address"
+    )
+
+    p = command("agents", _agents_usage, "manage the agents that may use the HTTP server")
+    sub = p.add_subparsers(dest="agents_command", metavar="ACTION", parser_class=type(p))
+    common = _common()
+    a = sub.add_parser("add", parents=[common], help="add an agent and print its token once")
+    a.add_argument("name", metavar="NAME")
+    a.add_argument("--profile", "-p", required=True, help="the profile the agent reads through")
+    a.set_defaults(func=cmd_agents_add)
+    a = sub.add_parser("list", parents=[common], help="list agents (never their tokens)")
+    a.set_defaults(func=cmd_agents_list)
+    a = sub.add_parser("revoke", parents=[common], help="revoke an agent and its token")
+    a.add_argument("name", metavar="NAME")
+    a.set_defaults(func=cmd_agents_revoke)
+
+
+def _agents_usage(args: argparse.Namespace) -> None:
+    raise UserError("name an action: memoryctl agents add|list|revoke")
