@@ -286,7 +286,9 @@ def build_bundle(
     pins = index.pins()
     candidates: list[Memory] = []
     if message:
-        rows = index.search_rows(message, limit=max(profile.recall * 3, 30), statuses=None)
+        rows = index.search_rows(
+            message, limit=max(profile.recall * 3, 30), statuses=None, message=True
+        )
         candidates = index.by_rowids(rows)
     ancestors = _ancestors(index, [*pins, *candidates])
     kept_pins = [m for m in pins if builder.admissible(m, ancestors)]

@@ -53,7 +53,35 @@ def tokens(text: str) -> list[str]:
 
 
 def _quote(term: str) -> str:
+    """A term as FTS5 query text; a trailing `*` (from `search_form`) stays a prefix."""
+    if term.endswith("*"):
+        return _quote(term[:-1]) + "*"
     return '"' + term.replace('"', '""') + '"'
+
+
+match_term = _quote
+
+# Plural and verb endings a search looks past, longest first: the index keeps words as
+# written, so "mangoes" must also find "mango" and "signed" find "signing".
+_ENDINGS = ("ies", "ing", "es", "ed", "s")
+MIN_STEM = 4
+
+
+def search_form(term: str) -> str:
+    """The prefix a search looks for: `mangoes` → `mango*`, `signed` → `sign*`.
+
+    Terms shorter than the minimum stay exact, so "a" or "go" never match half the vault.
+    """
+    stem = term
+    for ending in _ENDINGS:
+        if term.endswith(ending) and len(term) - len(ending) >= MIN_STEM:
+            if ending == "s" and term.endswith("ss"):
+                break  # "access" is not a plural
+            if ending == "es" and term[-3] not in "oxzh":
+                continue  # "notes" → "note", via the "s" rule below
+            stem = term[: -len(ending)]
+            break
+    return stem + "*" if len(stem) >= MIN_STEM and stem.isascii() else term
 
 
 def phrase(text: str) -> str | None:
@@ -95,14 +123,24 @@ def _and(terms: list[str], df: dict[str, int], by_recency: bool) -> QueryPlan:
 
 
 def plan(
-    query: str, frequency: Callable[[Sequence[str]], dict[str, int]], total: int
+    query: str,
+    frequency: Callable[[Sequence[str]], dict[str, int]],
+    total: int,
+    *,
+    message: bool = False,
 ) -> QueryPlan | None:
-    """Decide the MATCH expression and the ranking for a search."""
+    """Decide the MATCH expression and the ranking for a search.
+
+    `message` marks what a person says to an agent: any of its words may recall a
+    memory, however short it is ("mango ideas?"). Otherwise a short query is a search,
+    and every word must match.
+    """
     terms = list(dict.fromkeys(tokens(query)))
     if not terms:
         return None
-    is_message = len(terms) >= MESSAGE_MIN_WORDS
-    content = [t for t in terms if t not in STOPWORDS] or terms
+    is_message = message or len(terms) >= MESSAGE_MIN_WORDS
+    words = [t for t in terms if t not in STOPWORDS] or terms
+    content = list(dict.fromkeys(search_form(t) for t in words))
     df = frequency(content)
     present = [t for t in content if df.get(t, 0) > 0]
     if not present:

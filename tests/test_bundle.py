@@ -528,7 +528,7 @@ def test_conflicting_typed_facts_are_shown_with_both_dates(sample_dir):
 
 
 def test_a_conflict_is_shown_when_only_one_side_was_recalled(sample_dir):
-    bundle = build(sample_dir, message="Smoothie and dessert ideas please")
+    bundle = build(sample_dir, message="Dessert ideas please")
     assert "wbhh9dh72s" in ids(bundle.recalled)
     assert "zk26gcx3q4" not in ids(bundle.recalled)
     assert [(c.older.id, c.newer.id) for c in bundle.conflicts] == [("zk26gcx3q4", "wbhh9dh72s")]
