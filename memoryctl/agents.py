@@ -109,6 +109,15 @@ def _keyring():
     return backend
 
 
+def keyring_problem() -> str | None:
+    """What stops a keyring from holding tokens here (naming what to install), or None."""
+    try:
+        _keyring()
+    except KeyringUnavailable as error:
+        return str(error)
+    return None
+
+
 def _keyring_call(method: str, *args: str) -> Any:
     from keyring.errors import KeyringError, PasswordDeleteError
 

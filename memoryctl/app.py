@@ -19,6 +19,7 @@ from memoryctl.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.screens.vault import VaultScreen
 
 if TYPE_CHECKING:
+    from memoryctl.memory import Memory
     from memoryctl.storage.vault import Vault
 
 BINDING_PREFIX = "memoryctl."
@@ -64,6 +65,7 @@ SCREENS = (
     ("review", "3", "Review", "Approve or decline proposed changes"),
     ("corrections", "4", "Corrections", "See and steer what each correction reaches"),
     ("preview", "5", "Preview", "See exactly what the agent gets next turn"),
+    ("agents", "6", "Agents", "See the agents that may write, and revoke one"),
 )
 
 
@@ -153,6 +155,7 @@ class MemoryApp(App[None]):
         self.vault = vault
         self.watching = watch
         self.sub_title = str(vault.root)
+        from memoryctl.screens.agents import AgentsScreen
         from memoryctl.screens.corrections import CorrectionsScreen
         from memoryctl.screens.pins import PinsScreen
         from memoryctl.screens.preview import PreviewScreen
@@ -163,6 +166,7 @@ class MemoryApp(App[None]):
         self.add_mode("review", lambda: ReviewScreen(vault))
         self.add_mode("corrections", lambda: CorrectionsScreen(vault))
         self.add_mode("preview", lambda: PreviewScreen(vault))
+        self.add_mode("agents", lambda: AgentsScreen(vault))
 
     def on_mount(self) -> None:
         self.switch_mode("vault")
@@ -180,6 +184,22 @@ class MemoryApp(App[None]):
         from memoryctl.screens.memory import MemoryScreen
 
         self.push_screen(MemoryScreen(self.vault, memory_id))
+
+    def action_new_memory(self) -> None:
+        """Write a new memory in a small form; the vault list shows it once it is saved."""
+        from memoryctl.screens.new_memory import NewMemoryScreen
+
+        if not isinstance(self.screen, ModalScreen):
+            self.push_screen(NewMemoryScreen(self.vault), self._memory_added)
+
+    def _memory_added(self, memory: Memory | None) -> None:
+        if memory is None:
+            return
+        self.notify(f"Added {memory.id}", title=memory.title)
+        # The same message the file watcher sends, so every screen reads the vault again.
+        for screen in self.get_screen_stack("vault"):
+            if isinstance(screen, VaultScreen):
+                screen.post_message(VaultScreen.VaultChanged([memory.path]))
 
     @on(VaultScreen.VaultChanged)
     def tell_every_screen(self, message: VaultScreen.VaultChanged) -> None:

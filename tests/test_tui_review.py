@@ -122,3 +122,55 @@ def test_review_screen_snapshot(app: MemoryApp, vault: Vault, snap_compare) -> N
         quiet(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def edit_on_disk(vault: Vault, mid: str) -> None:
+    """Change the memory's file after the proposal was made, as an editor would."""
+    memory = vault.index.get(mid)
+    assert memory is not None
+    path = vault.root / memory.path
+    path.write_text(path.read_text() + "\nStill true on weekdays.\n")
+    vault.index.sync()
+
+
+async def test_approving_a_proposal_whose_target_changed_asks_first_then_forces(
+    app: MemoryApp, vault: Vault
+) -> None:
+    mid = propose(vault, "mangoes", "agent", "codex", "went off them")
+    edit_on_disk(vault, mid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        assert "changed since proposed: review again" in str(
+            screen.query_one("#proposals", OptionList).get_option_at_index(1).prompt
+        )
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "Approve anyway?" in str(app.screen.query_one(Static).content)
+        await pilot.press("n")
+        await settled(pilot)
+        assert status(vault, mid) == "active"
+        assert len(queue(vault).items) == 1
+
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settled(pilot)
+        assert status(vault, mid) == "retired"
+        assert not queue(vault).items
+        assert any(t.startswith("Approved: retire") for t in toasts(app))
+
+
+async def test_a_target_that_changes_while_the_screen_is_open_is_caught_on_approve(
+    app: MemoryApp, vault: Vault
+) -> None:
+    mid = propose(vault, "mangoes", "agent", "codex", "went off them")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        edit_on_disk(vault, mid)  # the screen read the queue before this
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert status(vault, mid) == "active"
+        await pilot.press("y")
+        await settled(pilot)
+        assert status(vault, mid) == "retired"
+        assert screen.query_one("#proposals", OptionList).option_count == 0

@@ -16,6 +16,7 @@ from textual.widgets import Input, Markdown, Static
 
 from memoryctl.actions import init_vault
 from memoryctl.app import HelpScreen, MemoryApp, make_app
+from memoryctl.list_filter import ListFilter
 from memoryctl.memory import Memory
 from memoryctl.screens.vault import START_MESSAGE, VaultScreen
 from memoryctl.storage.vault import Vault
@@ -349,7 +350,7 @@ class HundredThousandMemories:
     count = 100_000
 
     def __init__(self) -> None:
-        self.asked: list[tuple[int | None, int]] = []
+        self.asked: list[tuple[int, int]] = []  # the first and last rowid of each page
 
     # Before `list`, which would otherwise shadow the builtin in these annotations.
     def corrections_reaching(self, mids: Iterable[str]) -> dict[str, list[str]]:
@@ -358,14 +359,11 @@ class HundredThousandMemories:
     def get_many(self, mids: Iterable[str]) -> dict[str, Memory]:
         return {}
 
-    def list(
-        self, *, text: str | None = None, limit: int | None = None, offset: int = 0
-    ) -> Sequence[Memory]:
-        self.asked.append((limit, offset))
-        stop = self.count if limit is None else min(offset + limit, self.count)
+    def by_rowids(self, rowids: Sequence[int]) -> Sequence[Memory]:
+        self.asked.append((rowids[0], rowids[-1]))
         return [
             Memory(id=f"m{n:09d}", path=f"m/{n}.md", title=f"Memory number {n}", created="2026")
-            for n in range(offset, stop)
+            for n in rowids
         ]
 
 
@@ -379,7 +377,7 @@ async def test_list_of_100000_memories_reads_only_the_pages_it_shows() -> None:
     app = ListOnly()
     async with app.run_test(size=SIZE) as pilot:
         memory_list = app.query_one(MemoryList)
-        pages = RowPages(source, "", source.count)
+        pages = RowPages(source, ListFilter(), range(source.count))
         memory_list.show(pages, pages.fetch(0))
         memory_list.focus()
         await pilot.pause()
@@ -389,7 +387,7 @@ async def test_list_of_100000_memories_reads_only_the_pages_it_shows() -> None:
         assert memory_list.virtual_size.height == 100_000
         assert memory_list.current is not None
         assert memory_list.current.title == "Memory number 99999"
-        assert source.asked == [(PAGE_SIZE, 0), (PAGE_SIZE, 99_800)]
+        assert source.asked == [(0, PAGE_SIZE - 1), (100_000 - PAGE_SIZE, 99_999)]
 
 
 # --- how it looks ----------------------------------------------------------------------------

@@ -27,6 +27,14 @@ def opened_index(vault: Vault) -> Index:
         return vault.index
 
 
+def stored_index(vault: Vault) -> Index | None:
+    """The vault's index as it was last synced, to show while `opened_index` syncs it;
+    None when it was just built or rebuilt, so it has nothing to show yet. Blocks."""
+    with _OPENING:
+        index = vault.stored_index()
+    return None if index.built_fresh or index.notices else index
+
+
 def describe(error: BaseException) -> str:
     from memoryctl.errors import describe as describe_error
 

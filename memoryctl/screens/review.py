@@ -79,7 +79,8 @@ def item_prompt(item: Item) -> Content:
     parts: list[Content | tuple[str, str] | str] = [
         (f"{ACTION_WORDS.get(item.proposal.action, item.proposal.action)}: ", "bold"),
         titles,
-        (f"\n  {item.proposal.reason}", "$text-muted"),
+        (f"\n  by {who(item)}: ", "$text-accent"),
+        (item.proposal.reason, "$text-muted"),
     ]
     if item.flags():
         parts.append((f"\n  ⚠ {'; '.join(item.flags())}", "$text-warning"))
@@ -163,6 +164,13 @@ class ReviewScreen(AppScreen):
     class Previewed(Message):
         proposal_id: str
         diff: str
+
+    @dataclass
+    class ChangedSinceProposed(Message):
+        """Approving was refused: a target's file changed after the proposal was made."""
+
+        proposal_id: str
+        detail: str
 
     @dataclass
     class Decided(Message):
@@ -295,17 +303,60 @@ class ReviewScreen(AppScreen):
         item = self.current
         if item is None:
             return
+        if verb == "approve" and item.changed:
+            changed = ", ".join(t.memory.path for t in item.targets if t.changed and t.memory)
+            self.ask_to_force(item.proposal.id, f"{changed} changed on disk")
+            return
+        self._decide_now(verb, item.proposal.id)
+
+    def _decide_now(self, verb: str, proposal_id: str, *, force: bool = False) -> None:
         # The list changes at once; the files follow in a worker.
-        self.show_pending([i for i in self.rows if i is not None and i is not item])
-        self.decide(verb, item.proposal.id)
+        rows = [i for i in self.rows if i is not None and i.proposal.id != proposal_id]
+        self.show_pending(rows)
+        self.decide(verb, proposal_id, force=force)
+
+    def ask_to_force(self, proposal_id: str, detail: str) -> None:
+        """The target changed after the proposal was made: approve only if the person,
+        having seen the file as it is now, says so."""
+        from memoryctl.review import CHANGED
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._decide_now("approve", proposal_id, force=True)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Changed since proposed",
+                f"{proposal_id}: {CHANGED}. {detail} after the proposal was made; the "
+                "diff shows what approving does to the file as it is now. Approve anyway?",
+            ),
+            answer,
+        )
+
+    @on(ChangedSinceProposed)
+    def changed_since_proposed(self, message: ChangedSinceProposed) -> None:
+        self.reload()
+        self.ask_to_force(message.proposal_id, message.detail)
 
     @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)
-    def decide(self, verb: str, proposal_id: str) -> None:
+    def decide(self, verb: str, proposal_id: str, *, force: bool = False) -> None:
         from memoryctl import review
         from memoryctl.actions import utcnow
+        from memoryctl.storage.vault import VaultError
 
         try:
-            outcome = getattr(review, verb)(self.vault, proposal_id, now=utcnow())
+            if verb == "approve":
+                outcome = review.approve(self.vault, proposal_id, now=utcnow(), force=force)
+            else:
+                outcome = getattr(review, verb)(self.vault, proposal_id, now=utcnow())
+        except VaultError as error:
+            if verb == "approve" and not force and review.CHANGED in str(error):
+                # The file changed after this screen read the queue.
+                self.post_message(self.ChangedSinceProposed(proposal_id, "A target's file changed"))
+            else:
+                self.post_message(WorkFailed(f"{verb} {proposal_id}", describe(error)))
+                self.post_message(self.Decided("", None))
+            return
         except Exception as error:
             self.post_message(WorkFailed(f"{verb} {proposal_id}", describe(error)))
             self.post_message(self.Decided("", None))

@@ -8,6 +8,8 @@ seconds on a big vault, so the screen appears at once and shows `loading` meanwh
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -22,17 +24,24 @@ from textual.widgets import Footer, Header, Input
 from textual.worker import get_current_worker
 
 from memoryctl.corrections import now_lines
+from memoryctl.list_filter import ListFilter, narrowed
 from memoryctl.memory import Memory
-from memoryctl.screens.base import opened_index
+from memoryctl.screens.base import opened_index, stored_index
 from memoryctl.widgets import MemoryList, MemoryView, Row, RowPages
+from memoryctl.widgets.facet_bar import FacetBar
 from memoryctl.widgets.memory_view import OPEN_HINT
 
 if TYPE_CHECKING:
     from memoryctl.storage.index import Index
     from memoryctl.storage.vault import Vault
 
-FILTER_DEBOUNCE = 0.1
-START_MESSAGE = 'No memories yet. Add one with `memoryctl add "…"`.'
+# A keystroke after a pause filters at once; keys closer together than this (a paste,
+# a fast typist) wait until they stop, so no query runs for a list nobody would see.
+FILTER_DEBOUNCE = 0.03
+START_MESSAGE = (
+    "Welcome! This vault has no memories yet.\n\n"
+    'Press n to write the first one, or add one with `memoryctl add "…"`.'
+)
 
 
 def describe(error: BaseException) -> str:
@@ -41,9 +50,12 @@ def describe(error: BaseException) -> str:
     return describe_error(error)[0]
 
 
-def count_label(count: int, total: int, text: str) -> str:
+def count_label(count: int, total: int, wanted: ListFilter) -> str:
     noun = "memory" if total == 1 else "memories"
-    return f"{count:,} of {total:,} {noun}" if text else f"{total:,} {noun}"
+    facets = wanted.describe()
+    if not wanted.text and not facets:
+        return f"{total:,} {noun}"
+    return f"{count:,} of {total:,} {noun}" + (f" · {facets}" if facets else "")
 
 
 def not_git_warning(vault: Vault) -> str:
@@ -102,6 +114,13 @@ class VaultScreen(Screen[None]):
             tooltip="Filter the memories as you type",
         ),
         Binding(
+            "f",
+            "toggle_facets",
+            "Filters",
+            id="memoryctl.facets",
+            tooltip="Show only a status, kind, namespace, tag or the pinned (f again hides them)",
+        ),
+        Binding(
             "o",
             "open_full",
             "Full view",
@@ -115,15 +134,26 @@ class VaultScreen(Screen[None]):
             id="memoryctl.clear-filter",
             tooltip="Clear the filter and go back to the list",
         ),
+        Binding(
+            "n",
+            "app.new_memory",
+            "New memory",
+            id="memoryctl.new-memory",
+            tooltip="Write a new memory: its text, a title and its kind",
+        ),
     ]
 
     # --- messages from workers ----------------------------------------------------------
 
     @dataclass
     class IndexOpened(Message):
+        """The index is open: as last synced (`synced` False, shown at once), then synced."""
+
         index: Index
-        is_git: bool
+        is_git: bool | None  # None: not asked yet (git takes a moment; the list comes first)
         notices: list[str]
+        synced: bool = True
+        changed: bool = True  # the sync found files to read
 
     @dataclass
     class Filtered(Message):
@@ -133,6 +163,7 @@ class VaultScreen(Screen[None]):
         first_page: list[Row]
         total: int
         keep_cursor: bool
+        order: Sequence[int]  # every memory the facets let through, newest first
 
     @dataclass
     class MemoryLoaded(Message):
@@ -144,6 +175,11 @@ class VaultScreen(Screen[None]):
     @dataclass
     class VaultChanged(Message):
         paths: list[str]
+
+    @dataclass
+    class FacetChoices(Message):
+        namespaces: list[str]
+        tags: list[str]
 
     @dataclass
     class WorkFailed(Message):
@@ -159,8 +195,11 @@ class VaultScreen(Screen[None]):
         self.index: Index | None = None
         self.opened: Memory | None = None  # what the view shows
         self._requested: Memory | None = None  # what the person last asked to read
-        self._filter_text = ""
+        self.wanted = ListFilter()  # the filter the list shows, or is about to
+        self._order: tuple[ListFilter, Sequence[int]] | None = None  # for the same facets
         self._debounce: Timer | None = None
+        self._last_key = 0.0
+        self._sync_after_paint = False
         self._stop_watching = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -192,25 +231,54 @@ class VaultScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def open_index(self) -> None:
         try:
-            index = opened_index(self.vault)
-            opened = self.IndexOpened(index, self.vault.is_git, list(self.vault.notices))
+            # Syncing reads every file's size and time (about a second at 100,000
+            # memories), so the list is painted from the index as it was, and synced after.
+            stored = stored_index(self.vault)
+            if stored is not None and self.vault.last_sync is None:
+                opened = self.IndexOpened(stored, None, [], synced=False)
+            else:
+                index = opened_index(self.vault)
+                notices = list(self.vault.notices)
+                opened = self.IndexOpened(index, self.vault.is_git, notices)
         except Exception as error:
             self.post_message(self.WorkFailed("open the index", describe(error)))
             return
         self.post_message(opened)
 
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def sync_index(self) -> None:
+        try:
+            index = opened_index(self.vault)
+            report = self.vault.last_sync
+            changed = report is None or report.touched > 0
+            notices = list(self.vault.notices)
+            opened = self.IndexOpened(index, self.vault.is_git, notices, True, changed)
+        except Exception as error:
+            self.post_message(self.WorkFailed("sync the index", describe(error)))
+            return
+        self.post_message(opened)
+
     @work(thread=True, exclusive=True, group="filter", exit_on_error=False)
-    def run_filter(self, index: Index, text: str, keep_cursor: bool) -> None:
+    def run_filter(
+        self, index: Index, wanted: ListFilter, keep_cursor: bool, order: Sequence[int] | None
+    ) -> None:
+        # A newer keystroke cancels this worker, but its thread runs on: each step checks,
+        # so a filter the person typed past stops holding the index and the GIL.
+        worker = get_current_worker()
         try:
             total = index.count()
-            count = index.count(text=text) if text else total
-            pages = RowPages(index, text, count)
-            first_page = pages.fetch(0) if count else []
+            if order is None:
+                order = index.rowids_in_order(**wanted.facets())
+            matches = index.text_matches(wanted.text) if wanted.text else None
+            if worker.is_cancelled:
+                return
+            pages = RowPages(index, wanted, narrowed(order, matches))
+            first_page = pages.fetch(0) if pages.count and not worker.is_cancelled else []
         except Exception as error:
             self.post_message(self.WorkFailed("filter the memories", describe(error)))
             return
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.Filtered(pages, first_page, total, keep_cursor))
+        if not worker.is_cancelled:
+            self.post_message(self.Filtered(pages, first_page, total, keep_cursor, order))
 
     @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
     def load_memory(self, index: Index, memory: Memory) -> None:
@@ -225,6 +293,15 @@ class VaultScreen(Screen[None]):
             return
         if not get_current_worker().is_cancelled:
             self.post_message(self.MemoryLoaded(memory.path, current, now, raw))
+
+    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
+    def load_facet_choices(self, index: Index) -> None:
+        try:
+            namespaces, tags = index.namespaces_and_tags()
+        except Exception as error:
+            self.post_message(self.WorkFailed("read the namespaces and tags", describe(error)))
+            return
+        self.post_message(self.FacetChoices(namespaces, tags))
 
     def _raw_text(self, memory: Memory) -> str:
         try:
@@ -246,20 +323,32 @@ class VaultScreen(Screen[None]):
 
     @on(IndexOpened)
     def index_opened(self, message: IndexOpened) -> None:
+        first = self.index is None
         self.index = message.index
+        if first:
+            self.wanted = self.wanted.with_text(self.filter_text)
+            self.run_filter(message.index, self.wanted, False, None)
+        elif message.changed:
+            self._order = None
+            self.run_filter(message.index, self.wanted, True, None)
+        if not message.synced:
+            self._sync_after_paint = True
+            return
         for notice in message.notices:
             self.notify(notice, title="Index")
-        if not message.is_git:
+        if message.is_git is False:
             self.notify(not_git_warning(self.vault), title="No git", severity="warning", timeout=8)
-        self._filter_text = self.filter_text
-        self.run_filter(message.index, self._filter_text, False)
         if self.watching:
             self.watch_files()
 
     @on(Filtered)
     def filtered(self, message: Filtered) -> None:
-        if message.pages.text != self._filter_text:
+        if message.pages.wanted != self.wanted:
             return  # the person typed on; a newer filter is on its way
+        self._order = (message.pages.wanted, message.order)
+        if self._sync_after_paint:
+            self._sync_after_paint = False
+            self.call_after_refresh(self.sync_index)
         memory_list = self.memory_list
         if memory_list.loading:
             memory_list.loading = False
@@ -269,7 +358,7 @@ class VaultScreen(Screen[None]):
             "No memories yet." if message.total == 0 else "No memories match the filter."
         )
         memory_list.border_title = count_label(
-            message.pages.count, message.total, message.pages.text
+            message.pages.count, message.total, message.pages.wanted
         )
         memory_list.show(message.pages, message.first_page, keep_cursor=message.keep_cursor)
         if message.total == 0:
@@ -302,12 +391,32 @@ class VaultScreen(Screen[None]):
     def vault_changed(self, message: VaultChanged) -> None:
         if self.index is None:
             return
-        self.run_filter(self.index, self._filter_text, True)
+        self._order = None
+        self.run_filter(self.index, self.wanted, True, None)
         if self._requested is not None:
             self.load_memory(self.index, self._requested)
 
+    @on(FacetChoices)
+    def facet_choices(self, message: FacetChoices) -> None:
+        for bar in self.query(FacetBar):
+            bar.set_choices(message.namespaces, message.tags)
+
+    @on(FacetBar.Changed)
+    def facets_changed(self, message: FacetBar.Changed) -> None:
+        wanted = message.facets.with_text(self.filter_text)
+        if self.index is not None and wanted != self.wanted:
+            self.show_filter(wanted)
+
+    @on(FacetBar.Closed)
+    def facets_closed(self, message: FacetBar.Closed) -> None:
+        if message.bar.has_class("-shown"):
+            self._hide_facets(message.bar)
+
     @on(WorkFailed)
     def work_failed(self, message: WorkFailed) -> None:
+        if self._sync_after_paint:
+            self._sync_after_paint = False
+            self.sync_index()
         self.memory_list.loading = False
         self.memory_list.border_subtitle = None
         self.notify(f"Could not {message.what}: {message.error}", severity="error", timeout=10)
@@ -322,6 +431,12 @@ class VaultScreen(Screen[None]):
 
     @on(Input.Changed, "#filter")
     def filter_changed(self) -> None:
+        now = time.monotonic()
+        after_a_pause = now - self._last_key >= FILTER_DEBOUNCE
+        self._last_key = now
+        if self._debounce is None and after_a_pause:
+            self.apply_filter()
+            return
         if self._debounce is not None:
             self._debounce.stop()
         self._debounce = self.set_timer(FILTER_DEBOUNCE, self.apply_filter)
@@ -330,10 +445,17 @@ class VaultScreen(Screen[None]):
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
-        if self.index is not None and self.filter_text != self._filter_text:
-            self._filter_text = self.filter_text
-            self.memory_list.border_subtitle = "filtering…"
-            self.run_filter(self.index, self._filter_text, False)
+        if self.index is not None and self.filter_text != self.wanted.text:
+            self.show_filter(self.wanted.with_text(self.filter_text))
+
+    def show_filter(self, wanted: ListFilter) -> None:
+        """Ask for the rows of this filter; the facets' order is read again only if they changed."""
+        assert self.index is not None
+        cached = self._order
+        order = cached[1] if cached is not None and cached[0].same_facets(wanted) else None
+        self.wanted = wanted
+        self.memory_list.border_subtitle = "filtering…"
+        self.run_filter(self.index, wanted, False, order)
 
     @on(Input.Submitted, "#filter")
     def filter_submitted(self) -> None:
@@ -360,6 +482,24 @@ class VaultScreen(Screen[None]):
         memory = self.memory_list.current
         if memory is not None:
             self.app.open_memory(memory.id)  # type: ignore[attr-defined]
+
+    async def action_toggle_facets(self) -> None:
+        bars = self.query(FacetBar)
+        if not bars:
+            # Mounted on first use: its five Selects would slow the first paint of the list.
+            await self.mount(FacetBar(id="facets"), after="#filter")
+        bar = self.query_one(FacetBar)
+        if bar.has_class("-shown"):
+            self._hide_facets(bar)
+            return
+        bar.add_class("-shown")
+        self.set_focus(bar.query_one("Select"))
+        if self.index is not None:
+            self.load_facet_choices(self.index)
+
+    def _hide_facets(self, bar: FacetBar) -> None:
+        bar.remove_class("-shown")
+        self.set_focus(self.memory_list)
 
     def action_clear_filter(self) -> None:
         self.query_one("#filter", Input).value = ""

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from sqlmodel import Field, SQLModel
 
-# Bump when a table, a column or the meaning of a stored value changes: an index with
-# another version is rebuilt from the vault.
-SCHEMA_VERSION = 4
+# The version (bump it when a table, a column or the meaning of a stored value changes)
+# and the full-text table live in index_format, which opening a warm index needs
+# without importing sqlmodel.
+from memoryctl.storage.index_format import FTS_DDL, SCHEMA_VERSION
+
+__all__ = ["FTS_DDL", "SCHEMA_VERSION"]
 
 
 class NoteRow(SQLModel, table=True):
@@ -74,9 +77,3 @@ class MetaRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
-
-
-FTS_DDL = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5("
-    "title, body, content='', tokenize='unicode61 remove_diacritics 2')",
-)

@@ -64,16 +64,26 @@ class Vault:
     @property
     def index(self) -> Index:
         """The index, opened and brought up to date on first use."""
+        if self.last_sync is None:
+            index = self.stored_index()
+            self.last_sync = index.sync()
+            if index.built_fresh and self.last_sync.added:
+                index.notices.append(
+                    f"The index was missing, so it was built from the vault "
+                    f"({self.last_sync.added} files)."
+                )
+            return index
+        assert self._index is not None
+        return self._index
+
+    def stored_index(self) -> Index:
+        """The index as it was last synced, opened without reading the vault's files.
+
+        A person sees the list of a big vault at once, and `index` then syncs it."""
         if self._index is None:
             from memoryctl.storage.index import Index
 
             self._index = Index.open(self.db_path, self.root, self.config)
-            self.last_sync = self._index.sync()
-            if self._index.built_fresh and self.last_sync.added:
-                self._index.notices.append(
-                    f"The index was missing, so it was built from the vault "
-                    f"({self.last_sync.added} files)."
-                )
         return self._index
 
     @property
@@ -84,6 +94,7 @@ class Vault:
         if self._index is not None:
             self._index.close()
             self._index = None
+            self.last_sync = None
 
     @property
     def is_git(self) -> bool:

@@ -25,9 +25,10 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from memoryctl.corrections import ReachSource, overtaken
+from memoryctl.list_filter import ListFilter
 from memoryctl.memory import KINDS, Memory, marks
 
-PAGE_SIZE = 200
+PAGE_SIZE = 100
 KEEP_PAGES = 8
 KIND_WIDTH = max(len(kind) for kind in KINDS)
 
@@ -42,9 +43,7 @@ def fit(text: str, width: int) -> str:
 class RowSource(ReachSource, Protocol):
     """What the list needs from an index (small, so tests can pass a fake)."""
 
-    def list(
-        self, *, text: str | None = None, limit: int | None = None, offset: int = 0
-    ) -> Sequence[Memory]: ...
+    def by_rowids(self, rowids: Sequence[int]) -> Sequence[Memory]: ...
 
 
 @dataclass(frozen=True)
@@ -58,26 +57,37 @@ class Row:
 
 
 class RowPages:
-    """The rows that match one filter: a count, and the pages fetched so far.
+    """The rows that match one filter: their rowids in order, and the pages read so far.
 
     `fetch` blocks on the index and is called from a worker; `store` and `row` are
     called on the UI thread only.
     """
 
     def __init__(
-        self, source: RowSource, text: str, count: int, page_size: int = PAGE_SIZE
+        self,
+        source: RowSource,
+        wanted: ListFilter,
+        rowids: Sequence[int],
+        page_size: int = PAGE_SIZE,
     ) -> None:
         self.source = source
-        self.text = text
-        self.count = count
+        self.wanted = wanted
+        self.rowids = rowids
         self.page_size = page_size
         self._pages: OrderedDict[int, list[Row]] = OrderedDict()
         self.failed: dict[int, str] = {}
 
+    @property
+    def text(self) -> str:
+        return self.wanted.text
+
+    @property
+    def count(self) -> int:
+        return len(self.rowids)
+
     def fetch(self, page: int) -> list[Row]:
-        memories = self.source.list(
-            text=self.text or None, limit=self.page_size, offset=page * self.page_size
-        )
+        start = page * self.page_size
+        memories = self.source.by_rowids(self.rowids[start : start + self.page_size])
         shown = overtaken(self.source, memories)
         return [Row(m, m.id in shown) for m in memories]
 

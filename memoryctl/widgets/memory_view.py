@@ -17,10 +17,13 @@ OVERTAKEN_NOTICE = "~ A newer correction overtakes this memory: see the now: lin
 
 def memory_fields(memory: Memory) -> list[tuple[str, str]]:
     """The frontmatter a person reads, as (name, value) pairs; empty values left out."""
+    from memoryctl.agents import agent_of  # not at the top: the list paints without it
+
     source = memory.source_kind or ""
     if memory.source_ref:
         source = f"{source}: {memory.source_ref}" if source else memory.source_ref
     anchors = [a.path + (f"#{a.symbol}" if a.symbol else "") for a in memory.anchors]
+    agent = agent_of(memory.source_kind, memory.source_ref)
     pairs = [
         ("id", memory.id if memory.has_id else f"{memory.id} (no id in the file)"),
         ("kind", memory.kind),
@@ -30,6 +33,7 @@ def memory_fields(memory: Memory) -> list[tuple[str, str]]:
         ("visibility", memory.visibility),
         ("created", memory.created),
         ("tags", ", ".join(memory.tags)),
+        ("written by", f"agent {agent} (its inference)" if agent else ""),
         ("source", source),
         ("deprecates", ", ".join(memory.deprecates)),
         ("derived_from", ", ".join(memory.derived_from)),
@@ -109,6 +113,27 @@ class MemoryView(VerticalScroll, can_focus=True):
         self.border_title = None
         self.set_classes("-empty")
 
+    async def _show_fields(self, fields: list[tuple[str, str]]) -> None:
+        """The fields' cells are updated in place: mounting a new set for every memory
+        cost a layout of the screen each (measured in bench/tui_bench.py)."""
+        grid = self.query_one("#memory-fields", Container)
+        cells = list(grid.query_children(Static))
+        wanted = [
+            (part, text)
+            for name, value in fields
+            for part, text in (("name", name), ("value", value))
+        ]
+        for cell, (part, text) in zip(cells, wanted, strict=False):
+            cell.update(text)
+            cell.set_classes(f"field-{part}")
+        if len(cells) > len(wanted):
+            await grid.remove_children(cells[len(wanted) :])
+        elif len(wanted) > len(cells):
+            await grid.mount_all(
+                Static(text, classes=f"field-{part}", markup=False)
+                for part, text in wanted[len(cells) :]
+            )
+
     async def show(self, memory: Memory, now: Sequence[Memory], raw: str | None = None) -> None:
         """Show a memory, the corrections that overtake it, and for a broken file its text."""
         self.set_classes("")
@@ -124,17 +149,14 @@ class MemoryView(VerticalScroll, can_focus=True):
             self.query_one("#memory-raw", Static).update(raw or "")
         else:
             fields = memory_fields(memory)
-        grid = self.query_one("#memory-fields", Container)
-        await grid.remove_children()
-        await grid.mount_all(
-            Static(text, classes=f"field-{part}", markup=False)
-            for name, value in fields
-            for part, text in (("name", name), ("value", value))
-        )
+        await self._show_fields(fields)
         await self.query_one("#memory-body", Markdown).update(
             "" if memory.broken is not None else memory.body
         )
         now_box = self.query_one("#memory-now", Vertical)
+        if not now and not now_box.children:
+            self.scroll_home(animate=False)
+            return
         await now_box.remove_children()
         await now_box.mount_all(
             Static(

@@ -1,0 +1,173 @@
+"""The vault list's filters besides the text: status, kind, namespace, tag and pinned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Select
+from tui_support import SIZE, settled, until, vault, vault_path
+
+from memoryctl.app import make_app
+from memoryctl.screens.vault import VaultScreen
+from memoryctl.storage.vault import Vault
+from memoryctl.widgets import MemoryList
+from memoryctl.widgets.facet_bar import FacetBar
+
+__all__ = ["vault", "vault_path"]
+
+RETIRED_NOTE = """\
+---
+id: retired001
+title: The old office wifi password
+kind: fact
+status: retired
+created: 2026-02-01T09:00:00Z
+---
+
+The office wifi password was hunter2.
+"""
+
+
+async def list_shows(pilot: Pilot) -> tuple[VaultScreen, MemoryList]:
+    """Wait until the list shows what the filter and the facets ask for."""
+    screen = pilot.app.screen
+    assert isinstance(screen, VaultScreen)
+    memory_list = screen.query_one(MemoryList)
+    await settled(pilot)
+    await until(
+        pilot,
+        lambda: (
+            memory_list.pages is not None
+            and memory_list.pages.wanted == screen.wanted
+            and not memory_list.border_subtitle
+        ),
+    )
+    return screen, memory_list
+
+
+def titles(memory_list: MemoryList) -> list[str]:
+    assert memory_list.pages is not None
+    rows = (memory_list.pages.row(n) for n in range(memory_list.pages.count))
+    return [row.memory.title for row in rows if row is not None]
+
+
+async def choose(pilot: Pilot, facet: str, value: str) -> MemoryList:
+    """Open the filters with `f` and choose a value for one of them."""
+    await list_shows(pilot)
+    await pilot.press("f")
+    bar = pilot.app.screen.query_one(FacetBar)
+    select = bar.query_one(f"#facet-{facet}", Select)
+    await until(pilot, lambda: any(v == value for _, v in select._options))
+    select.value = value
+    return (await list_shows(pilot))[1]
+
+
+async def test_choosing_a_kind_with_the_keys_lists_only_that_kind(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await list_shows(pilot)
+        # f opens the filters on the status; tab moves to the kind, whose second choice
+        # (after "any kind" and "fact") is "preference".
+        await pilot.press("f", "tab", "enter", "down", "down", "enter")
+        screen, memory_list = await list_shows(pilot)
+        assert screen.wanted.kind == "preference"
+        assert memory_list.pages is not None
+        assert memory_list.pages.count == vault.index.count(kind="preference") == 9
+        assert {row.memory.kind for row in map(memory_list.pages.row, range(9)) if row} == {
+            "preference"
+        }
+        assert memory_list.border_title == "9 of 45 memories · kind preference"
+
+
+async def test_status_filter_finds_the_retired_memory(vault_path: Path) -> None:
+    (vault_path / "memories" / "wifi.md").write_text(RETIRED_NOTE, encoding="utf-8")
+    vault = Vault(vault_path)
+    try:
+        app = make_app(vault, watch=False)
+        async with app.run_test(size=SIZE) as pilot:
+            memory_list = await choose(pilot, "status", "retired")
+            assert titles(memory_list) == ["The old office wifi password"]
+            assert memory_list.border_title == "1 of 46 memories · status retired"
+            assert memory_list.render_line(0).text.startswith("   x 2026-02-01 fact")
+    finally:
+        vault.close()
+
+
+async def test_namespace_filter_lists_only_that_namespace(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        memory_list = await choose(pilot, "namespace", "personal")
+        expected = [m.title for m in vault.index.list(namespace="personal")]
+        assert expected and titles(memory_list) == expected
+        assert len(expected) < 45
+
+
+async def test_tag_filter_offers_the_vaults_tags_and_lists_their_memories(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        memory_list = await choose(pilot, "tag", "release")
+        expected = [m.title for m in vault.index.list(tag="release")]
+        assert len(expected) >= 2 and titles(memory_list) == expected
+
+
+async def test_pinned_filter_lists_the_pins_and_not_pinned_the_rest(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        memory_list = await choose(pilot, "pinned", "yes")
+        assert len(titles(memory_list)) == 6
+        assert all(memory_list.render_line(y).text[1] == "*" for y in range(6))
+        assert memory_list.border_title == "6 of 45 memories · pinned"
+        select = pilot.app.screen.query_one("#facet-pinned", Select)
+        select.value = "no"
+        _, memory_list = await list_shows(pilot)
+        assert len(titles(memory_list)) == 39
+        assert memory_list.border_title == "39 of 45 memories · not pinned"
+
+
+async def test_text_and_facets_narrow_together_and_stay_when_the_bar_hides(
+    vault: Vault,
+) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose(pilot, "kind", "fact")
+        await pilot.press("escape")  # the bar hides; the kind stays chosen
+        screen, memory_list = await list_shows(pilot)
+        assert not screen.query_one(FacetBar).has_class("-shown")
+        assert screen.focused is memory_list
+        await pilot.press("slash", *"ufo", "enter")
+        screen, memory_list = await list_shows(pilot)
+        expected = [m.title for m in vault.index.list(kind="fact", text="ufo")]
+        assert expected and titles(memory_list) == expected
+        assert memory_list.border_title == f"{len(expected)} of 45 memories · kind fact"
+        await pilot.press("f")
+        select = screen.query_one("#facet-kind", Select)
+        select.clear()
+        _, memory_list = await list_shows(pilot)
+        assert titles(memory_list) == [m.title for m in vault.index.list(text="ufo")]
+
+
+async def test_a_file_added_while_the_app_was_closed_appears_after_the_stored_list(
+    vault_path: Path,
+) -> None:
+    built = Vault(vault_path)
+    assert built.index.count() == 45
+    built.close()
+    (vault_path / "memories" / "wifi.md").write_text(RETIRED_NOTE, encoding="utf-8")
+    seen: list[object] = []
+    vault = Vault(vault_path)
+    try:
+        app = make_app(vault, watch=False)
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            _, memory_list = await list_shows(pilot)
+            # A message is seen once where it is posted and once more as it bubbles up.
+            opened = list(
+                {id(m): m for m in seen if isinstance(m, VaultScreen.IndexOpened)}.values()
+            )
+            # The list is painted from the index as it was, then from the synced one.
+            assert [m.synced for m in opened] == [False, True]
+            assert opened[1].changed
+            await until(pilot, lambda: memory_list.border_title == "46 memories")
+            assert "The old office wifi password" in titles(memory_list)
+    finally:
+        vault.close()
