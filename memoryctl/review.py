@@ -289,17 +289,7 @@ def approve(
             reason=proposal.reason,
             body=proposal.body,
         )
-    commit = change.commit(
-        commit_message(_subject("Approve", decided, memories), decided, memories, change)
-    )
-    return Outcome(
-        vault.index.get(memories[0].id) if len(memories) == 1 else None,
-        decided,
-        change.filed,
-        change.withdrawn,
-        change.notices,
-        commit,
-    )
+    return _committed(vault, change, "Approve", decided, decided, memories)
 
 
 def decline(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None) -> Outcome:
@@ -372,17 +362,7 @@ def undo(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None) -
             _reverse(change, vault, proposal, memory)
     state = "withdrawn" if direct else "pending"
     decided = change.decide(proposal, raw, state, note or "undone")
-    commit = change.commit(
-        commit_message(_subject("Undo", proposal, memories), decided, memories, change)
-    )
-    return Outcome(
-        vault.index.get(memories[0].id) if len(memories) == 1 else None,
-        decided,
-        change.filed,
-        change.withdrawn,
-        change.notices,
-        commit,
-    )
+    return _committed(vault, change, "Undo", proposal, decided, memories)
 
 
 def _reverse(change: Change, vault: Vault, proposal: Proposal, memory: Memory) -> None:
@@ -550,3 +530,25 @@ def propose(
         f"reason: {reason}"
     )
     return proposal, True
+
+
+def _committed(
+    vault: Vault,
+    change: Change,
+    verb: str,
+    named: Proposal,
+    decided: Proposal,
+    memories: list[Memory],
+) -> Outcome:
+    """Commit one decision and say what it did."""
+    commit = change.commit(
+        commit_message(_subject(verb, named, memories), decided, memories, change)
+    )
+    return Outcome(
+        vault.index.get(memories[0].id) if len(memories) == 1 else None,
+        decided,
+        change.filed,
+        change.withdrawn,
+        change.notices,
+        commit,
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -13,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
+from tui_support import vault_path
 
 from memoryctl.actions import init_vault
 from memoryctl.app import HelpScreen, MemoryApp, make_app
@@ -27,6 +27,9 @@ SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
 SIZE = (100, 32)
 # The sample vault's one frontmatter-less note takes its created date from the file's
 # mtime, so every copied file gets this one (2026-01-01T00:00:00Z).
+# The sample vault with fixed mtimes comes from tui_support, shared with the other screens.
+__all__ = ["vault_path"]
+
 FIXED_MTIME = 1_767_225_600
 
 BROKEN_NOTE = """\
@@ -55,17 +58,6 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("MEMORYCTL_CACHE_DIR", str(cache))
     return cache
-
-
-@pytest.fixture
-def vault_path(tmp_path: Path) -> Path:
-    path = tmp_path / "vault"
-    shutil.copytree(SAMPLE_VAULT, path)
-    init_vault(path)
-    for file in path.rglob("*"):
-        if ".git" not in file.relative_to(path).parts:
-            os.utime(file, (FIXED_MTIME, FIXED_MTIME))
-    return path
 
 
 @pytest.fixture
