@@ -42,7 +42,7 @@ def sections_content(bundle: Bundle) -> Content:
         Content.assemble(
             (f"{SECTION_NAMES.get(key, key):<10}", "bold"),
             f"{tokens:>6,} tokens",
-            (f"  {count} entries", "$text-muted"),
+            (f"  {count} {'entry' if count == 1 else 'entries'}", "$text-muted"),
         )
         for key, tokens, count in (
             ("pinned", bundle.sections.get("pinned", 0), len(bundle.pinned)),
