@@ -15,7 +15,7 @@ numpy when it is installed (faster) and with `random.choices` otherwise; the two
 samplers draw different words, so set `SynthSpec.sampler` to pin one when vaults must
 match across machines.
 
-    python -m bench.synthvault /tmp/vault --n 1000 --seed 7
+    python -m bench.synthvault .scratch/vault --n 1000 --seed 7
 """
 
 from __future__ import annotations
