@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from memoryctl.cli import UserError, emit_json, find_vault, note, say
@@ -48,6 +50,14 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
     vault = Vault(find_vault(args.vault))
     args.opened_vault = vault  # closed by main() when the command ends
+    # Bring the index up to date in a second process while this one imports the MCP SDK
+    # (about 0.7 s each at 100,000 memories): the first call is answered that much sooner.
+    presync = subprocess.Popen(
+        [sys.executable, "-m", "memoryctl", "--vault", str(vault.root), "reindex"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     from memoryctl import agents, mcp_server
 
     profile = args.profile
@@ -63,7 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     if warning:
         note(f"memoryctl: warning: {warning}")
     # The index opens (and syncs) in the background while the client connects.
-    watcher, stop = mcp_server.keep_current(server, note)
+    watcher, stop = mcp_server.keep_current(server, note, presync=presync)
     try:
         if args.http:
             agents._keyring()  # a missing keyring is reported now, not on the first request

@@ -15,6 +15,7 @@ the agent's profile comes from its identity.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -379,7 +380,9 @@ def make_server(
 
 
 def keep_current(
-    server: MCPServer, notice: Callable[[str], None]
+    server: MCPServer,
+    notice: Callable[[str], None],
+    presync: subprocess.Popen[bytes] | None = None,
 ) -> tuple[threading.Thread, threading.Event]:
     """Open the index in the background, then keep it current while the server runs.
 
@@ -397,6 +400,12 @@ def keep_current(
 
     def run() -> None:
         try:
+            # A presync process that succeeded has just scanned the files; the watcher's
+            # full catch-up sync below covers anything edited since.
+            if presync is not None and presync.wait() == 0:
+                from memoryctl.storage.index import SyncReport
+
+                vault.adopt_sync(SyncReport())
             _ = vault.index
             for text in vault.notices:
                 notice(f"memoryctl: {text}")

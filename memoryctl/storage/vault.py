@@ -86,6 +86,12 @@ class Vault:
             self._index = Index.open(self.db_path, self.root, self.config)
         return self._index
 
+    def adopt_sync(self, report: SyncReport) -> Index:
+        """Use the index as another process just synced it, without scanning again."""
+        index = self.stored_index()
+        self.last_sync = report
+        return index
+
     @property
     def notices(self) -> list[str]:
         return self._index.notices if self._index else []
