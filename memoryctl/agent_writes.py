@@ -352,5 +352,6 @@ def propose(
             body=text,
             origin="agent",
             origin_ref=caller.agent,
+            trailer=commit_trailer(caller.agent, "propose"),
         )
     return Proposed(proposal, memory, new=created)

@@ -482,8 +482,11 @@ def propose(
     body: str | None = None,
     origin: str = "agent",
     origin_ref: str | None = None,
+    trailer: str | None = None,
 ) -> tuple[Proposal, bool]:
     """File a proposal for one memory; (the proposal, whether it is new).
+
+    `trailer` ends the commit message (an agent's name and tool, say).
 
     The same proposal (same action, memory, origin and reason, or the same new text)
     is filed once: asking again returns the existing one, in whatever state it is.
@@ -527,7 +530,7 @@ def propose(
     change.commit(
         f"Propose: {verb} {memory.title}\n\nproposal: {proposal.id}\naction: {action}\n"
         f"target: {memory.id} {memory.title}\norigin: {proposal.describe_origin()}\n"
-        f"reason: {reason}"
+        f"reason: {reason}" + (f"\n\n{trailer}" if trailer else "")
     )
     return proposal, True
 

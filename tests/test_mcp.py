@@ -557,11 +557,6 @@ async def test_an_agents_proposals_wait_in_memoryctl_review(served, cli):
     assert "work-agent" in shown.out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review.propose writes its own commit message and takes no trailer, so the "
-    "commit names the agent (origin: agent NAME) but not the MCP tool",
-)
 async def test_an_agents_proposal_commit_names_the_tool(served):
     async with connect(served.url, served.token) as client:
         made = await client.call_tool(
