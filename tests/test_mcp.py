@@ -634,6 +634,7 @@ async def test_the_guidance_is_the_prompt_the_instructions_and_in_the_docs(tmp_p
     assert "exact outdated strings" in json.dumps(tools["remember"].input_schema)
     assert tools["recall"].annotations.read_only_hint
     assert SYSTEM_PROMPT in (ROOT / "docs" / "MCP.md").read_text(encoding="utf-8")
+    assert SYSTEM_PROMPT.rstrip("\n") in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 # --- in-process: limits and settings -----------------------------------------------------
