@@ -24,10 +24,11 @@ class Finding:
 def diagnose(vault: Vault) -> list[Finding]:
     index = vault.index
     findings: list[Finding] = []
-    for path, reason in index.broken_files():
+    broken = set(index.broken_files())  # read once: the loop below asks for every problem
+    for path, reason in sorted(broken):
         findings.append(Finding("error", path, reason))
     for path, problem in index.problems():
-        if (path, problem) not in index.broken_files():
+        if (path, problem) not in broken:
             findings.append(Finding("warning", path, problem))
     for mid, paths in index.duplicate_ids().items():
         for path in paths:

@@ -598,17 +598,6 @@ class Index:
             "ORDER BY pin_order IS NULL, pin_order, created, mid"
         )
 
-    def typed_facts(self, subjects: Sequence[str]) -> list[Memory]:
-        """Current typed facts about these subjects."""
-        if not subjects:
-            return []
-        marks = ",".join("?" * len(subjects))
-        return self._memories(
-            f"SELECT doc, body FROM notes WHERE subject IN ({marks}) AND status = 'active' "
-            "AND predicate IS NOT NULL AND broken IS NULL",
-            list(subjects),
-        )
-
     def typed_fact_values(
         self, subjects: Sequence[str], predicates: Sequence[str]
     ) -> list[tuple[int, str]]:
@@ -787,10 +776,6 @@ class Index:
             for p in (self.db_path, Path(f"{self.db_path}-wal"))
             if os.path.exists(p)
         )
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
 
 
 class IndexCorrupt(Exception):
