@@ -1,6 +1,7 @@
 """Figures for the TUI, from a headless Pilot run on a synthetic vault with a warm index:
 launch to the first painted vault list, a keystroke in the filter to the updated list,
-and opening a memory (in the side view, and on its own screen).
+and opening a memory (in the side view, and on its own screen: the note painted; its
+lineage, anchors and history tabs are read after).
 
 Keys are sent as the terminal driver delivers them, and each figure ends when the
 screen is painted. `Pilot.press` is not used for the timed keys: after each key it waits
@@ -52,9 +53,19 @@ def _send_key(app, key: str, char: str | None = None) -> None:
     app._driver.send_message(event)
 
 
+def _shows(screen, memory) -> bool:
+    """The screen is a Memory screen, mounted, whose note is this memory."""
+    from memoryctl.screens.memory import MemoryScreen
+    from memoryctl.widgets import MemoryView
+
+    if not isinstance(screen, MemoryScreen) or not screen.is_mounted:
+        return False
+    shown = screen.query_one(MemoryView).shown
+    return shown is not None and shown.memory.path == memory.path
+
+
 async def _measure(root: Path, words: list[str]) -> dict[str, object]:
     from memoryctl.app import make_app
-    from memoryctl.screens.memory import MemoryScreen
     from memoryctl.screens.vault import VaultScreen
     from memoryctl.widgets import MemoryList
 
@@ -113,13 +124,14 @@ async def _measure(root: Path, words: list[str]) -> dict[str, object]:
         for _ in range(10):
             await pilot.press("down")
             await pilot.pause()
+            target = memory_list.current
             begun = time.perf_counter()
             _send_key(app, "o")
-            await _until(
-                lambda: isinstance(app.screen, MemoryScreen) and app.screen.details is not None
-            )
+            await _until(lambda t=target: _shows(app.screen, t))
             await pilot.pause(0)  # painted
             full.append(time.perf_counter() - begun)
+            # Its lineage, anchors and history are read after the note is painted.
+            await _until(lambda: app.screen.details is not None)
             await pilot.press("escape")
             await _until(lambda: isinstance(app.screen, VaultScreen))
         figures["open_memory_in_view"] = _summary(opens)

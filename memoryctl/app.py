@@ -21,6 +21,7 @@ from memoryctl.screens.vault import VaultScreen
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
     from memoryctl.storage.vault import Vault
+    from memoryctl.widgets.memory_view import Shown
 
 BINDING_PREFIX = "memoryctl."
 
@@ -179,11 +180,12 @@ class MemoryApp(App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
 
-    def open_memory(self, memory_id: str) -> None:
-        """Open a memory on a screen of its own, above the screen in front."""
+    def open_memory(self, memory_id: str, shown: Shown | None = None) -> None:
+        """Open a memory on a screen of its own, above the screen in front; `shown` is the
+        note as the screen in front already read it, painted before the rest is read."""
         from memoryctl.screens.memory import MemoryScreen
 
-        self.push_screen(MemoryScreen(self.vault, memory_id))
+        self.push_screen(MemoryScreen(self.vault, memory_id, shown))
 
     def action_new_memory(self) -> None:
         """Write a new memory in a small form; the vault list shows it once it is saved."""

@@ -16,9 +16,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from memoryctl.screens.base import AppScreen, WorkFailed, describe
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.modals import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class AgentsScreen(AppScreen):
         table.add_columns("Name", "Profile", "Created")
         yield table
         yield Static(NO_AGENTS, id="agents-empty", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#agents").loading = True

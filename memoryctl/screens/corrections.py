@@ -13,10 +13,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList
+from textual.widgets import Header, OptionList
 from textual.widgets.option_list import Option
 
 from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.highlight import highlighted
 from memoryctl.widgets.modals import ConfirmScreen
 
@@ -104,7 +105,7 @@ class CorrectionsScreen(AppScreen):
         with Horizontal(id="corrections-panes"):
             yield OptionList(id="corrections")
             yield OptionList(id="reach")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#corrections").loading = True

@@ -15,10 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Header, Static, TextArea
 
 from memoryctl.screens.base import FilesChanged, WorkFailed, describe
 from memoryctl.widgets.diff import text_diff
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.modals import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class EditorScreen(Screen["Memory | None"]):
         yield Header()
         yield Static(CHANGED_ON_DISK, id="editor-warning")
         yield TextArea(id="editor", language="markdown", soft_wrap=True, show_line_numbers=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"editing {self.memory.path}"

@@ -16,12 +16,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.widgets import MemoryView
 from memoryctl.widgets.diff import diff_content
+from memoryctl.widgets.footer import KeysFooter
+from memoryctl.widgets.memory_view import Shown
 from memoryctl.widgets.modals import AskScreen
 
 if TYPE_CHECKING:
@@ -194,16 +196,17 @@ class MemoryScreen(AppScreen):
         memory: Memory | None
         said: str
 
-    def __init__(self, vault: Vault, memory_id: str) -> None:
+    def __init__(self, vault: Vault, memory_id: str, shown: Shown | None = None) -> None:
         super().__init__(vault)
         self.memory_id = memory_id
+        self.shown = shown
         self.details: MemoryDetails | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(id="memory-tabs"):
             with TabPane("Note", id="tab-note"):
-                yield MemoryView(id="memory-view")
+                yield MemoryView(self.shown, id="memory-view")
             with TabPane("Lineage", id="tab-lineage"):
                 yield OptionList(id="lineage")
             with TabPane("Anchors", id="tab-anchors"), VerticalScroll():
@@ -213,10 +216,13 @@ class MemoryScreen(AppScreen):
                 yield OptionList(id="commits")
                 with VerticalScroll(id="diff-box"):
                     yield Static(id="diff")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one(MemoryView).loading = True
+        if self.shown is None:
+            self.query_one(MemoryView).loading = True
+        else:
+            self.sub_title = self.shown.memory.title
         self.reload()
 
     @property

@@ -15,9 +15,10 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Label, Static, TextArea
+from textual.widgets import Header, Input, Label, Static, TextArea
 
 from memoryctl.screens.base import WorkFailed, describe
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.highlight import highlighted
 from memoryctl.widgets.modals import ConfirmScreen
 
@@ -99,7 +100,7 @@ class NewCorrectionScreen(Screen["Memory | None"]):
         yield Input(placeholder="e.g. acme/api, old.example.com", id="correction-deprecates")
         with VerticalScroll(id="correction-reach"):
             yield Static(id="correction-reach-text")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "a new correction"

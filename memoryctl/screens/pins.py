@@ -15,10 +15,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Select
+from textual.widgets import Header, OptionList, Select
 from textual.widgets.option_list import Option
 
 from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.pick_memory import PickMemoryScreen
 from memoryctl.widgets.token_meter import TokenMeter
 
@@ -130,7 +131,7 @@ class PinsScreen(AppScreen):
                 id="pins-profile",
             )
         yield OptionList(id="pins")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#pins", OptionList).loading = True

@@ -16,10 +16,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Select, Static, TextArea
+from textual.widgets import Header, Input, Select, Static, TextArea
 
 from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.widgets.export_dialog import ExportChoice, ExportScreen
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.token_meter import TokenMeter
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ class PreviewScreen(AppScreen):
                 yield Static(id="preview-sections")
                 yield Static("Held out", classes="heading")
                 yield Static(id="preview-held")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#preview-text", TextArea).loading = True

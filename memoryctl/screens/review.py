@@ -18,12 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static, TabbedContent, TabPane
+from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memoryctl.actions import utcnow
 from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.widgets.diff import diff_content
+from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.modals import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -195,7 +196,7 @@ class ReviewScreen(AppScreen):
                 yield OptionList(id="log")
             with TabPane("Retired", id="tab-retired"):
                 yield OptionList(id="retired")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#proposals").loading = True

@@ -20,7 +20,7 @@ from textual.containers import Container
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input
+from textual.widgets import Header, Input
 from textual.worker import get_current_worker
 
 from memoryctl.corrections import now_lines
@@ -29,7 +29,8 @@ from memoryctl.memory import Memory
 from memoryctl.screens.base import opened_index, stored_index
 from memoryctl.widgets import MemoryList, MemoryView, Row, RowPages
 from memoryctl.widgets.facet_bar import FacetBar
-from memoryctl.widgets.memory_view import OPEN_HINT
+from memoryctl.widgets.footer import KeysFooter
+from memoryctl.widgets.memory_view import OPEN_HINT, Shown
 
 if TYPE_CHECKING:
     from memoryctl.storage.index import Index
@@ -171,6 +172,7 @@ class VaultScreen(Screen[None]):
         memory: Memory | None
         now: list[Memory]
         raw: str | None
+        full: bool = False  # for a screen of its own, not the view on the right
 
     @dataclass
     class VaultChanged(Message):
@@ -208,7 +210,7 @@ class VaultScreen(Screen[None]):
         with Container(id="panes"):
             yield MemoryList(id="memory-list")
             yield MemoryView(id="memory-view")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def memory_list(self) -> MemoryList:
@@ -281,7 +283,7 @@ class VaultScreen(Screen[None]):
             self.post_message(self.Filtered(pages, first_page, total, keep_cursor, order))
 
     @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
-    def load_memory(self, index: Index, memory: Memory) -> None:
+    def load_memory(self, index: Index, memory: Memory, full: bool = False) -> None:
         try:
             current = index.by_path(memory.path)
             if current is None and memory.has_id:
@@ -292,7 +294,7 @@ class VaultScreen(Screen[None]):
             self.post_message(self.WorkFailed("read the memory", describe(error)))
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.MemoryLoaded(memory.path, current, now, raw))
+            self.post_message(self.MemoryLoaded(memory.path, current, now, raw, full))
 
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
     def load_facet_choices(self, index: Index) -> None:
@@ -374,13 +376,18 @@ class VaultScreen(Screen[None]):
             return  # the row came from a list the filter is about to replace
         if self.opened is not None and self.opened.path == message.memory.path:
             # The memory is already on the right: a second enter gives it the whole screen.
-            self.app.open_memory(self.opened.id)  # type: ignore[attr-defined]
+            self.app.open_memory(self.opened.id, self.memory_view.shown)  # type: ignore[attr-defined]
             return
         self._requested = message.memory
         self.load_memory(self.index, message.memory)
 
     @on(MemoryLoaded)
     async def memory_loaded(self, message: MemoryLoaded) -> None:
+        if message.full:
+            if message.memory is not None:
+                shown = Shown(message.memory, message.now, message.raw)
+                self.app.open_memory(message.memory.id, shown)  # type: ignore[attr-defined]
+            return
         self.opened = message.memory
         if message.memory is None:
             self.memory_view.show_message(f"{message.path} is no longer in the vault.")
@@ -479,9 +486,16 @@ class VaultScreen(Screen[None]):
         self.set_focus(self.memory_list)
 
     def action_open_full(self) -> None:
+        """The memory under the cursor on a screen of its own, composed with the note (read
+        here first unless the view on the right shows it), so it is painted once."""
         memory = self.memory_list.current
-        if memory is not None:
-            self.app.open_memory(memory.id)  # type: ignore[attr-defined]
+        if memory is None or self.index is None:
+            return
+        shown = self.memory_view.shown
+        if shown is not None and shown.memory.path == memory.path:
+            self.app.open_memory(memory.id, shown)  # type: ignore[attr-defined]
+        else:
+            self.load_memory(self.index, memory, full=True)
 
     async def action_toggle_facets(self) -> None:
         bars = self.query(FacetBar)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical, VerticalScroll
@@ -41,6 +42,55 @@ def memory_fields(memory: Memory) -> list[tuple[str, str]]:
     ]
     pairs += [("problem", problem) for problem in memory.problems]
     return [(name, value) for name, value in pairs if value]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A memory as the view shows it: the note, the corrections that overtake it (its
+    `now:` lines) and, for a file that cannot be read, its raw text."""
+
+    memory: Memory
+    now: Sequence[Memory] = ()
+    raw: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "now", tuple(self.now))  # so two Shown compare by value
+
+    @property
+    def classes(self) -> str:
+        broken = self.memory.broken is not None
+        return " ".join(c for c, on in (("-broken", broken), ("-overtaken", self.now)) if on)
+
+    @property
+    def fields(self) -> list[tuple[str, str]]:
+        memory = self.memory
+        if memory.broken is None:
+            return memory_fields(memory)
+        return [("path", memory.path), ("created", f"{memory.created} (file time)")]
+
+    @property
+    def error(self) -> str:
+        broken = self.memory.broken
+        return f"Cannot read this file: {broken}" if broken is not None else ""
+
+    @property
+    def body(self) -> str:
+        return "" if self.memory.broken is not None else self.memory.body
+
+
+def field_cells(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The grid's cells, left to right: ("name", text) then ("value", text) per field."""
+    return [
+        (part, text) for name, value in fields for part, text in (("name", name), ("value", value))
+    ]
+
+
+def now_line(correction: Memory) -> Content:
+    return Content.assemble(
+        ("now: ", "bold $text-warning"),
+        correction.text,
+        (f"  ({correction.id})", "$text-muted"),
+    )
 
 
 class MemoryView(VerticalScroll, can_focus=True):
@@ -90,18 +140,30 @@ class MemoryView(VerticalScroll, can_focus=True):
     }
     """
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="memory-title", markup=False)
-        yield Static(OVERTAKEN_NOTICE, id="memory-overtaken", markup=False)
-        yield Container(id="memory-fields")
-        yield Static(id="memory-error", markup=False)
-        yield Markdown(id="memory-body")
-        yield Static(id="memory-raw", markup=False)
-        yield Vertical(id="memory-now")
-        yield Static(id="memory-message")
+    def __init__(self, shown: Shown | None = None, *, id: str | None = None) -> None:
+        """`shown` is composed with the view, so a screen opening a memory it already read
+        is laid out and painted once, not once empty and again with the memory."""
+        super().__init__(id=id, classes=shown.classes if shown else "-empty")
+        self._composed = shown
+        self.shown: Shown | None = shown
 
-    def on_mount(self) -> None:
-        self.show_message(OPEN_HINT)
+    def compose(self) -> ComposeResult:
+        shown = self._composed
+        self._composed = None
+        yield Static(shown.memory.title if shown else "", id="memory-title", markup=False)
+        yield Static(OVERTAKEN_NOTICE, id="memory-overtaken", markup=False)
+        with Container(id="memory-fields"):
+            for part, text in field_cells(shown.fields) if shown else []:
+                yield Static(text, classes=f"field-{part}", markup=False)
+        yield Static(shown.error if shown else "", id="memory-error", markup=False)
+        yield Markdown(shown.body if shown else None, id="memory-body")
+        yield Static(shown.raw or "" if shown else "", id="memory-raw", markup=False)
+        with Vertical(id="memory-now"):
+            for correction in shown.now if shown else []:
+                yield Static(now_line(correction), classes="now-line")
+        yield Static(OPEN_HINT, id="memory-message")
+        if shown:
+            self.border_title = shown.memory.path
 
     @property
     def message(self) -> str:
@@ -111,6 +173,7 @@ class MemoryView(VerticalScroll, can_focus=True):
         """Show a hint instead of a memory (nothing open yet, an empty vault, an error)."""
         self.query_one("#memory-message", Static).update(Content(text))
         self.border_title = None
+        self.shown = None
         self.set_classes("-empty")
 
     async def _show_fields(self, fields: list[tuple[str, str]]) -> None:
@@ -118,11 +181,7 @@ class MemoryView(VerticalScroll, can_focus=True):
         cost a layout of the screen each (measured in bench/tui_bench.py)."""
         grid = self.query_one("#memory-fields", Container)
         cells = list(grid.query_children(Static))
-        wanted = [
-            (part, text)
-            for name, value in fields
-            for part, text in (("name", name), ("value", value))
-        ]
+        wanted = field_cells(fields)
         for cell, (part, text) in zip(cells, wanted, strict=False):
             cell.update(text)
             cell.set_classes(f"field-{part}")
@@ -136,37 +195,21 @@ class MemoryView(VerticalScroll, can_focus=True):
 
     async def show(self, memory: Memory, now: Sequence[Memory], raw: str | None = None) -> None:
         """Show a memory, the corrections that overtake it, and for a broken file its text."""
-        self.set_classes("")
-        self.set_class(memory.broken is not None, "-broken")
-        self.set_class(bool(now), "-overtaken")
+        shown = Shown(memory, now, raw)
+        if shown == self.shown:
+            return  # already on screen: no layout, no flicker
+        self.shown = shown
+        self.set_classes(shown.classes)
         self.border_title = memory.path
         self.query_one("#memory-title", Static).update(memory.title)
-        if memory.broken is not None:
-            fields = [("path", memory.path), ("created", f"{memory.created} (file time)")]
-            self.query_one("#memory-error", Static).update(
-                f"Cannot read this file: {memory.broken}"
-            )
-            self.query_one("#memory-raw", Static).update(raw or "")
-        else:
-            fields = memory_fields(memory)
-        await self._show_fields(fields)
-        await self.query_one("#memory-body", Markdown).update(
-            "" if memory.broken is not None else memory.body
-        )
+        self.query_one("#memory-error", Static).update(shown.error)
+        self.query_one("#memory-raw", Static).update(raw or "")
+        await self._show_fields(shown.fields)
+        await self.query_one("#memory-body", Markdown).update(shown.body)
         now_box = self.query_one("#memory-now", Vertical)
         if not now and not now_box.children:
             self.scroll_home(animate=False)
             return
         await now_box.remove_children()
-        await now_box.mount_all(
-            Static(
-                Content.assemble(
-                    ("now: ", "bold $text-warning"),
-                    correction.text,
-                    (f"  ({correction.id})", "$text-muted"),
-                ),
-                classes="now-line",
-            )
-            for correction in now
-        )
+        await now_box.mount_all(Static(now_line(c), classes="now-line") for c in now)
         self.scroll_home(animate=False)
