@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
@@ -20,6 +21,7 @@ from memoryctl.screens.vault import VaultScreen
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
+    from memoryctl.screens.memory import MemoryScreen
     from memoryctl.storage.vault import Vault
     from memoryctl.widgets.memory_view import Shown
 
@@ -60,6 +62,7 @@ PALETTE_SKIPS = frozenset(
 ) | {"memoryctl.help-alt", "memoryctl.filter.to-list"}
 
 # The screens, in the order of their number keys: (mode, key, name, what it is for).
+MEMORY_SCREEN = "memory"  # the one Memory screen the app keeps (see `open_memory`)
 SCREENS = (
     ("vault", "1", "Vault", "Find and read memories"),
     ("pins", "2", "Pins", "Order the pins against the token budget"),
@@ -156,6 +159,7 @@ class MemoryApp(App[None]):
         self.vault = vault
         self.watching = watch
         self.sub_title = str(vault.root)
+        self._memory_screen: MemoryScreen | None = None
         from memoryctl.screens.agents import AgentsScreen
         from memoryctl.screens.corrections import CorrectionsScreen
         from memoryctl.screens.pins import PinsScreen
@@ -172,6 +176,16 @@ class MemoryApp(App[None]):
     def on_mount(self) -> None:
         self.switch_mode("vault")
 
+    def settle(self) -> None:
+        """The objects alive now (widgets, styles, modules) live as long as the app: frozen,
+        the garbage collector stops walking them on every full collection. Unfrozen, each
+        took 20-50 ms at 100,000 memories, a visible stall (bench/tui_bench.py). Called once
+        the first list is painted, and once the kept Memory screen is built."""
+        gc.freeze()
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # whatever runs after the app (a test suite) collects them again
+
     def action_show_screen(self, mode: str) -> None:
         """Go to one of the numbered screens, back at its base (a memory opened there closes)."""
         if isinstance(self.screen, ModalScreen):
@@ -183,9 +197,24 @@ class MemoryApp(App[None]):
     def open_memory(self, memory_id: str, shown: Shown | None = None) -> None:
         """Open a memory on a screen of its own, above the screen in front; `shown` is the
         note as the screen in front already read it, painted before the rest is read."""
+        self.call_later(self._open_memory, memory_id, shown)
+
+    async def _open_memory(self, memory_id: str, shown: Shown | None) -> None:
         from memoryctl.screens.memory import MemoryScreen
 
-        self.push_screen(MemoryScreen(self.vault, memory_id, shown))
+        # One Memory screen is kept and shown again: building its widgets costs more than
+        # the rest of opening a memory. A memory opened from it gets a screen of its own.
+        kept = self._memory_screen
+        if kept is None:
+            kept = self._memory_screen = MemoryScreen(self.vault, memory_id, shown)
+            self.install_screen(kept, MEMORY_SCREEN)
+            kept.call_after_refresh(self.settle)
+        elif any(kept in stack for stack in self._screen_stacks.values()):
+            await self.push_screen(MemoryScreen(self.vault, memory_id, shown))
+            return
+        else:
+            await kept.present(memory_id, shown)
+        await self.push_screen(kept)
 
     def action_new_memory(self) -> None:
         """Write a new memory in a small form; the vault list shows it once it is saved."""

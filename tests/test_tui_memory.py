@@ -10,6 +10,7 @@ from memoryctl.app import MemoryApp
 from memoryctl.screens.editor import EditorScreen
 from memoryctl.screens.memory import MemoryScreen
 from memoryctl.storage.vault import Vault
+from memoryctl.widgets import MemoryView
 
 __all__ = ["app", "vault", "vault_path"]
 
@@ -38,6 +39,37 @@ async def test_enter_twice_opens_the_memory_on_its_own_screen(app: MemoryApp) ->
         await settled(pilot)
         await pilot.press("escape")
         assert not isinstance(app.screen, MemoryScreen)
+
+
+async def test_the_memory_screen_shown_again_shows_the_new_memory(
+    app: MemoryApp, vault: Vault
+) -> None:
+    derived = next(m for m in vault.index.list() if m.derived_from)
+    source = vault.index.get(derived.derived_from[0])
+    assert source is not None
+    async with app.run_test(size=SIZE) as pilot:
+        first = await open_memory(pilot, DINNER)
+        await pilot.press("escape")
+        await settled(pilot)
+        again = await open_memory(pilot, source.id)
+        assert again is first  # the app keeps one Memory screen
+        view = again.query_one(MemoryView)
+        assert view.shown is not None and view.shown.memory.id == source.id
+        assert again.sub_title == source.title
+        lineage = again.query_one("#lineage", OptionList)
+        ids = [lineage.get_option_at_index(n).id for n in range(lineage.option_count)]
+        assert derived.id in ids
+        # A memory opened from it gets a screen of its own; escape comes back to this one.
+        lineage.focus()
+        lineage.highlighted = ids.index(derived.id)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is not again)
+        await settled(pilot)
+        top = app.screen
+        assert isinstance(top, MemoryScreen) and top.memory_id == derived.id
+        await pilot.press("escape")
+        await settled(pilot)
+        assert app.screen is again and again.memory_id == source.id
 
 
 async def test_lineage_history_and_anchors_are_shown(app: MemoryApp, vault: Vault) -> None:

@@ -187,6 +187,7 @@ class MemoryScreen(AppScreen):
 
     @dataclass
     class Loaded(Message):
+        memory_id: str
         details: MemoryDetails | None
 
     @dataclass
@@ -225,6 +226,29 @@ class MemoryScreen(AppScreen):
             self.sub_title = self.shown.memory.title
         self.reload()
 
+    async def present(self, memory_id: str, shown: Shown | None) -> None:
+        """Show another memory on this screen, before it is shown again (the app keeps one
+        Memory screen), so the memory it showed last is never painted."""
+        self.memory_id = memory_id
+        self.shown = shown
+        self.details = None
+        self.sub_title = shown.memory.title if shown else ""
+        self.query_one(TabbedContent).active = "tab-note"
+        view = self.query_one(MemoryView)
+        if shown is None:
+            view.show_message("")
+            view.loading = True
+        else:
+            await view.show(shown.memory, shown.now, shown.raw)
+        self._clear_tabs()
+        self.reload()
+
+    def _clear_tabs(self) -> None:
+        self.query_one("#lineage", OptionList).clear_options()
+        self.query_one("#anchors", Static).update("")
+        self.query_one("#commits", OptionList).clear_options()
+        self.query_one("#diff", Static).update("")
+
     @property
     def memory(self) -> Memory | None:
         return self.details.memory if self.details else None
@@ -236,15 +260,18 @@ class MemoryScreen(AppScreen):
 
     @work(thread=True, exclusive=True, group="memory-details", exit_on_error=False)
     def load(self) -> None:
+        memory_id = self.memory_id
         try:
-            details = read_details(self.vault, self.memory_id)
+            details = read_details(self.vault, memory_id)
         except Exception as error:
             self.post_message(WorkFailed("read the memory", describe(error)))
             return
-        self.post_message(self.Loaded(details))
+        self.post_message(self.Loaded(memory_id, details))
 
     @on(Loaded)
     async def loaded(self, message: Loaded) -> None:
+        if message.memory_id != self.memory_id:
+            return  # read for the memory this screen showed before
         view = self.query_one(MemoryView)
         view.loading = False
         details = self.details = message.details

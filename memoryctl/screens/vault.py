@@ -30,6 +30,7 @@ from memoryctl.screens.base import opened_index, stored_index
 from memoryctl.widgets import MemoryList, MemoryView, Row, RowPages
 from memoryctl.widgets.facet_bar import FacetBar
 from memoryctl.widgets.footer import KeysFooter
+from memoryctl.widgets.memory_list import PAGE_SIZE
 from memoryctl.widgets.memory_view import OPEN_HINT, Shown
 
 if TYPE_CHECKING:
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
 # A keystroke after a pause filters at once; keys closer together than this (a paste,
 # a fast typist) wait until they stop, so no query runs for a list nobody would see.
 FILTER_DEBOUNCE = 0.03
+# A text at least this share of the memories match shows its newest page first (see
+# `VaultScreen._dense_text_pages`).
+DENSE_SHARE = 0.6
+DENSE_LETTERS = 2  # the index's longest prefix (`prefix='1 2'`)
 START_MESSAGE = (
     "Welcome! This vault has no memories yet.\n\n"
     'Press n to write the first one, or add one with `memoryctl add "…"`.'
@@ -167,6 +172,13 @@ class VaultScreen(Screen[None]):
         order: Sequence[int]  # every memory the facets let through, newest first
 
     @dataclass
+    class Completed(Message):
+        """Every row of a filter whose first page is shown, in order."""
+
+        pages: RowPages
+        rowids: Sequence[int]
+
+    @dataclass
     class MemoryLoaded(Message):
         path: str
         memory: Memory | None
@@ -200,6 +212,7 @@ class VaultScreen(Screen[None]):
         self.wanted = ListFilter()  # the filter the list shows, or is about to
         self._order: tuple[ListFilter, Sequence[int]] | None = None  # for the same facets
         self._debounce: Timer | None = None
+        self._total = 0  # memories in the vault, as the last filter counted them
         self._last_key = 0.0
         self._sync_after_paint = False
         self._stop_watching = threading.Event()
@@ -271,16 +284,50 @@ class VaultScreen(Screen[None]):
             total = index.count()
             if order is None:
                 order = index.rowids_in_order(**wanted.facets())
-            matches = index.text_matches(wanted.text) if wanted.text else None
-            if worker.is_cancelled:
-                return
-            pages = RowPages(index, wanted, narrowed(order, matches))
+            pages = self._dense_text_pages(index, wanted, total)
+            if pages is None:
+                matches = index.text_matches(wanted.text) if wanted.text else None
+                if worker.is_cancelled:
+                    return
+                pages = RowPages(index, wanted, narrowed(order, matches))
             first_page = pages.fetch(0) if pages.count and not worker.is_cancelled else []
         except Exception as error:
             self.post_message(self.WorkFailed("filter the memories", describe(error)))
             return
         if not worker.is_cancelled:
             self.post_message(self.Filtered(pages, first_page, total, keep_cursor, order))
+
+    @staticmethod
+    def _dense_text_pages(index: Index, wanted: ListFilter, total: int) -> RowPages | None:
+        """For a text most memories match (one or two letters), the newest page of them
+        and their count, read without handing every match to Python; the rest are ordered
+        after the page is painted (`complete_filter`). None for any other filter."""
+        # Only one or two letters: the full-text index keeps prefixes that short, so each
+        # lookup is a seek. A longer prefix merges every word it starts, once per memory.
+        if not 0 < len(wanted.text) <= DENSE_LETTERS or wanted.facets():
+            return None
+        count = index.text_count(wanted.text)
+        if count is None or count < max(DENSE_SHARE * total, PAGE_SIZE):
+            return None
+        return RowPages(
+            index, wanted, index.newest_text_matches(wanted.text, PAGE_SIZE), count=count
+        )
+
+    @work(thread=True, exclusive=True, group="filter", exit_on_error=False)
+    def complete_filter(self, index: Index, pages: RowPages, order: Sequence[int]) -> None:
+        worker = get_current_worker()
+        matches: set[int] = set()
+        try:
+            for some in index.text_matches_in_steps(pages.text):
+                if worker.is_cancelled:
+                    return  # the person typed on: the index is free for the new filter
+                matches |= some
+            rowids = narrowed(order, matches)
+        except Exception as error:
+            self.post_message(self.WorkFailed("filter the memories", describe(error)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.Completed(pages, rowids))
 
     @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
     def load_memory(self, index: Index, memory: Memory, full: bool = False) -> None:
@@ -348,6 +395,7 @@ class VaultScreen(Screen[None]):
         if message.pages.wanted != self.wanted:
             return  # the person typed on; a newer filter is on its way
         self._order = (message.pages.wanted, message.order)
+        self._total = message.total
         if self._sync_after_paint:
             self._sync_after_paint = False
             self.call_after_refresh(self.sync_index)
@@ -355,6 +403,7 @@ class VaultScreen(Screen[None]):
         if memory_list.loading:
             memory_list.loading = False
             self.refresh_bindings()  # the Footer learns the list's keys once it can take them
+            self.call_after_refresh(self.app.settle)  # type: ignore[attr-defined]
         memory_list.border_subtitle = None
         memory_list.empty_text = (
             "No memories yet." if message.total == 0 else "No memories match the filter."
@@ -363,11 +412,22 @@ class VaultScreen(Screen[None]):
             message.pages.count, message.total, message.pages.wanted
         )
         memory_list.show(message.pages, message.first_page, keep_cursor=message.keep_cursor)
+        if message.pages.known < message.pages.count:
+            self.call_after_refresh(self.complete_filter, self.index, message.pages, message.order)
         if message.total == 0:
             self.opened = self._requested = None
             self.memory_view.show_message(START_MESSAGE)
         elif self.memory_view.message == START_MESSAGE:
             self.memory_view.show_message(OPEN_HINT)
+
+    @on(Completed)
+    def completed(self, message: Completed) -> None:
+        if message.pages is not self.memory_list.pages:
+            return
+        self.memory_list.complete(message.pages, message.rowids)
+        self.memory_list.border_title = count_label(
+            message.pages.count, self._total, message.pages.wanted
+        )
 
     @on(MemoryList.Opened)
     def memory_opened(self, message: MemoryList.Opened) -> None:

