@@ -227,10 +227,12 @@ class MemoryApp(App[None]):
         if memory is None:
             return
         self.notify(f"Added {memory.id}", title=memory.title)
-        # The same message the file watcher sends, so every screen reads the vault again.
+        # The same message the file watcher sends, so every screen reads the vault again;
+        # the vault screen opens the new memory.
         for screen in self.get_screen_stack("vault"):
             if isinstance(screen, VaultScreen):
                 screen.post_message(VaultScreen.VaultChanged([memory.path]))
+                screen.reveal(memory)
 
     @on(VaultScreen.VaultChanged)
     def tell_every_screen(self, message: VaultScreen.VaultChanged) -> None:

@@ -12,7 +12,7 @@ from keyring.backends import fail
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
-from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
 from memoryctl import agents
 from memoryctl.actions import NewMemory, add_memory
@@ -193,8 +193,12 @@ async def test_each_proposal_in_review_says_which_agent_made_it(
         assert "by agent claude: went off them" in str(box.get_option_at_index(1).prompt)
 
 
-def test_agents_screen_snapshot(app: MemoryApp, two_agents: dict[str, str], snap_compare) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+def test_agents_screen_snapshot(
+    app: MemoryApp, two_agents: dict[str, str], theme: str, snap_compare
+) -> None:
     async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         await open_agents(pilot)
         quiet(pilot.app)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
-from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
 from memoryctl.app import MemoryApp
 from memoryctl.reach import reach_of
@@ -80,8 +81,10 @@ async def test_a_new_correction_shows_its_reach_before_it_is_saved(
         assert any("Lisbon" in m.deprecates for m in vault.index.with_deprecates())
 
 
-def test_corrections_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+def test_corrections_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         await open_corrections(pilot)
         quiet(pilot.app)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
-from tui_support import SIZE, settled, toasts, until
+from tui_support import SIZE, settled, toasts, until, vault, vault_path
 
 from memoryctl.actions import init_vault
 from memoryctl.app import HelpScreen, MemoryApp, make_app
@@ -17,6 +17,8 @@ from memoryctl.screens.new_memory import NewMemoryScreen
 from memoryctl.screens.vault import START_MESSAGE, VaultScreen
 from memoryctl.storage.vault import Vault
 from memoryctl.widgets import MemoryList, MemoryView
+
+__all__ = ["vault", "vault_path"]
 
 
 @pytest.fixture
@@ -126,3 +128,24 @@ async def test_new_memory_is_in_the_help_of_the_vault_screen(app: MemoryApp) -> 
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         assert "Write a new memory" in str(app.screen.query_one("Static").content)
+
+
+async def test_a_new_memory_opens_in_the_view_under_the_cursor(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, VaultScreen)
+        memory_list = screen.query_one(MemoryList)
+        await pilot.press("down", "down", "down")
+        form = await open_form(pilot)
+        form.query_one("#new-memory-text", TextArea).text = "The spare key is under the blue pot."
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is screen)
+        await settled(pilot)
+        view = screen.query_one(MemoryView)
+        await until(pilot, lambda: view.shown is not None)
+        assert view.shown is not None and view.shown.memory.title.startswith("The spare key")
+        assert memory_list.cursor == 0
+        assert memory_list.current is not None
+        assert memory_list.current.id == view.shown.memory.id

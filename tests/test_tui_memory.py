@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TextArea
-from tui_support import SIZE, app, quiet, settled, toasts, until, vault, vault_path
+from tui_support import SIZE, THEMES, app, quiet, settled, toasts, until, vault, vault_path
 
 from memoryctl.app import MemoryApp
 from memoryctl.screens.editor import EditorScreen
@@ -148,8 +149,10 @@ async def test_saving_over_a_file_changed_on_disk_is_refused(app: MemoryApp, vau
         assert not editor_screen.has_class("-conflict")
 
 
-def test_memory_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+def test_memory_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         await open_memory(pilot, DINNER)
         quiet(pilot.app)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
-from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
 from memoryctl.app import MemoryApp
 from memoryctl.context import context_bundle
@@ -111,8 +112,10 @@ async def test_meter_warns_when_the_pins_alone_pass_the_budget(vault_path, vault
         tight.close()
 
 
-def test_pins_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+def test_pins_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         await show(pilot, "2")
         screen = pilot.app.screen
         assert isinstance(screen, PinsScreen)

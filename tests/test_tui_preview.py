@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
-from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
 from memoryctl.app import MemoryApp
 from memoryctl.screens.preview import PreviewScreen
@@ -92,8 +92,10 @@ async def test_preview_then_export_writes_the_same_text(
         assert any(t.startswith("Wrote") for t in toasts(app))
 
 
-def test_preview_screen_snapshot(app: MemoryApp, snap_compare) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+def test_preview_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         await open_preview(pilot)
         quiet(pilot.app)
 

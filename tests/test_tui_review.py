@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
-from tui_support import SIZE, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
 from memoryctl.app import MemoryApp
 from memoryctl.decisions import Change
@@ -110,11 +111,48 @@ async def test_approving_a_group_asks_first(app: MemoryApp, vault: Vault) -> Non
         assert any("Approved 2 from agent" in t for t in toasts(app))
 
 
-def test_review_screen_snapshot(app: MemoryApp, vault: Vault, snap_compare) -> None:
+async def test_a_group_with_a_changed_target_approves_the_rest_and_leaves_it_pending(
+    app: MemoryApp, vault: Vault
+) -> None:
+    changed = propose(vault, "mangoes", "agent", "codex", "one")
+    other = propose(vault, "bike", "agent", "codex", "two")
+    edit_on_disk(vault, changed)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        question = str(app.screen.query_one(Static).content)
+        assert "Approve 1 pending proposals from agent?" in question
+        assert "1 stay pending (1 changed on disk since proposed)" in question
+        await pilot.press("y")
+        await settled(pilot)
+        assert status(vault, other) == "retired"
+        assert status(vault, changed) == "active"
+        [left] = queue(vault).items
+        assert left.targets[0].memory is not None and left.targets[0].memory.id == changed
+
+
+async def test_a_group_whose_every_target_changed_is_not_offered(
+    app: MemoryApp, vault: Vault
+) -> None:
+    mid = propose(vault, "mangoes", "agent", "codex", "one")
+    edit_on_disk(vault, mid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("A")
+        await settled(pilot)
+        assert app.screen is screen  # no question: nothing would be approved
+        assert any("needs a look of its own" in t for t in toasts(app))
+        assert status(vault, mid) == "active"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_review_screen_snapshot(app: MemoryApp, vault: Vault, theme: str, snap_compare) -> None:
     propose(vault, "mangoes", "agent", "codex", "the user said they went off mangoes")
     propose(vault, "bike", "rule", "owns", "a newer fact replaces it")
 
     async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         screen = await open_review(pilot)
         screen.clock = lambda: NOW  # the diff shows when the retirement would be recorded
         screen.proposal_highlighted()

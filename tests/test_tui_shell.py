@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
-from tui_support import vault_path
+from tui_support import THEMES, vault_path
 
 from memoryctl.actions import init_vault
 from memoryctl.app import HelpScreen, MemoryApp, make_app
@@ -385,8 +385,10 @@ async def test_list_of_100000_memories_reads_only_the_pages_it_shows() -> None:
 # --- how it looks ----------------------------------------------------------------------------
 
 
-def test_vault_screen_with_the_first_memory_open(vault: Vault, snap_compare) -> None:
+@pytest.mark.parametrize("theme", THEMES)
+def test_vault_screen_with_the_first_memory_open(vault: Vault, theme: str, snap_compare) -> None:
     async def open_the_first_memory(pilot: Pilot) -> None:
+        pilot.app.theme = theme
         app = pilot.app
         assert isinstance(app, MemoryApp)
         app.sub_title = "~/sample_vault"  # the real path is a new temporary folder each run

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
-from textual.widgets import Select
-from tui_support import SIZE, settled, until, vault, vault_path
+from textual.widgets import Input, Select
+from tui_support import SIZE, THEMES, quiet, settled, until, vault, vault_path
 
 from memoryctl.app import make_app
 from memoryctl.screens.vault import VaultScreen
@@ -171,3 +172,19 @@ async def test_a_file_added_while_the_app_was_closed_appears_after_the_stored_li
             assert "The old office wifi password" in titles(memory_list)
     finally:
         vault.close()
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_filter_bar_at_80_by_24_snapshot(vault: Vault, theme: str, snap_compare) -> None:
+    """The smallest terminal the app supports: a typed text and a kind, the bar open."""
+
+    async def filter_by_text_and_kind(pilot: Pilot) -> None:
+        pilot.app.theme = theme
+        await choose(pilot, "kind", "preference")
+        pilot.app.screen.query_one("#filter", Input).cursor_blink = False
+        await pilot.press("slash", *"the")
+        await list_shows(pilot)
+        quiet(pilot.app)
+
+    app = make_app(vault, watch=False)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=filter_by_text_and_kind)

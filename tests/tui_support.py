@@ -18,6 +18,7 @@ from memoryctl.storage.vault import Vault
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
 SIZE = (100, 32)
+THEMES = ("textual-dark", "textual-light")  # every screen is snapshotted in both
 FIXED_MTIME = 1_767_225_600  # 2026-01-01T00:00:00Z, as in test_tui_shell
 
 

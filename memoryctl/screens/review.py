@@ -67,6 +67,26 @@ def by_origin(items: list[Item]) -> dict[str, list[Item]]:
     return dict(sorted(groups.items()))
 
 
+def group_question(origin: str, group: list[Item], held: list[Item]) -> str:
+    """What approving a group asks: how many, and which stay pending. A proposal whose
+    target changed since it was made (or is gone) is never approved in a batch: the
+    person reads its diff against the file as it is now, and approves it on its own."""
+    question = f"Approve {len(group) - len(held)} pending proposals from {origin}?"
+    if held:
+        changed = sum(1 for i in held if i.changed)
+        gone = len(held) - changed
+        why = " and ".join(
+            part
+            for part in (
+                f"{changed} changed on disk since proposed" if changed else "",
+                f"{gone} point at a memory that is gone" if gone else "",
+            )
+            if part
+        )
+        question += f" {len(held)} stay pending ({why}): approve those one at a time."
+    return question + " Each is its own decision; u undoes them one at a time."
+
+
 def who(item: Item) -> str:
     """Who proposed it: an agent by name, or the check that found it."""
     p = item.proposal
@@ -400,19 +420,22 @@ class ReviewScreen(AppScreen):
             return
         origin = item.proposal.origin
         group = by_origin(self.state.pending).get(origin, [])
+        held = [i for i in group if i.changed or i.unresolved]
+        if len(held) == len(group):
+            self.notify(
+                f"Every proposal from {origin} needs a look of its own: "
+                "a target changed since it was proposed, or is gone. Approve them one at a time.",
+                severity="warning",
+            )
+            return
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.show_pending([i for i in self.state.pending if i.proposal.origin != origin])
+                self.show_pending([i for i in self.state.pending if i not in group or i in held])
                 self.approve_group(origin)
 
         self.app.push_screen(
-            ConfirmScreen(
-                "Approve the group",
-                f"Approve all {len(group)} pending proposals from {origin}? "
-                "Each is its own decision; u undoes them one at a time.",
-            ),
-            answer,
+            ConfirmScreen("Approve the group", group_question(origin, group, held)), answer
         )
 
     @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)

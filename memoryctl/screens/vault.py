@@ -213,6 +213,7 @@ class VaultScreen(Screen[None]):
         self._order: tuple[ListFilter, Sequence[int]] | None = None  # for the same facets
         self._debounce: Timer | None = None
         self._total = 0  # memories in the vault, as the last filter counted them
+        self._reveal: str | None = None  # the path of a memory to put the cursor on
         self._last_key = 0.0
         self._sync_after_paint = False
         self._stop_watching = threading.Event()
@@ -412,6 +413,11 @@ class VaultScreen(Screen[None]):
             message.pages.count, message.total, message.pages.wanted
         )
         memory_list.show(message.pages, message.first_page, keep_cursor=message.keep_cursor)
+        if self._reveal is not None:
+            # A memory just written is the newest: the first row, when the filter shows it.
+            if message.first_page and message.first_page[0].memory.path == self._reveal:
+                memory_list.cursor = 0
+            self._reveal = None
         if message.pages.known < message.pages.count:
             self.call_after_refresh(self.complete_filter, self.index, message.pages, message.order)
         if message.total == 0:
@@ -419,6 +425,14 @@ class VaultScreen(Screen[None]):
             self.memory_view.show_message(START_MESSAGE)
         elif self.memory_view.message == START_MESSAGE:
             self.memory_view.show_message(OPEN_HINT)
+
+    def reveal(self, memory: Memory) -> None:
+        """A memory just written: read it into the view, and put the cursor on it when the
+        list (read again after the files changed) shows it."""
+        self._reveal = memory.path
+        self._requested = memory
+        if self.index is not None:
+            self.load_memory(self.index, memory)
 
     @on(Completed)
     def completed(self, message: Completed) -> None:
