@@ -111,6 +111,27 @@ async def test_approving_a_group_asks_first(app: MemoryApp, vault: Vault) -> Non
         assert any("Approved 2 from agent" in t for t in toasts(app))
 
 
+async def test_check_now_files_what_the_rules_and_expiry_find(app: MemoryApp, vault: Vault) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        screen.clock = lambda: NOW
+        assert "Press c to look for what to propose" in str(
+            screen.query_one("#proposal-text", Static).content
+        )
+        await pilot.press("c")
+        await settled(pilot)
+        pending = queue(vault).items
+        assert {i.proposal.origin for i in pending} >= {"rule", "expiry", "explicit"}
+        assert f"Checked: {len(pending)} new proposals." in toasts(app)
+        box = screen.query_one("#proposals", OptionList)
+        assert box.option_count == len(pending) + len({i.proposal.origin for i in pending})
+        app.clear_notifications()
+        await pilot.press("c")
+        await settled(pilot)
+        assert toasts(app) == ["Checked: nothing new to propose."]
+        assert len(queue(vault).items) == len(pending)
+
+
 async def test_a_group_with_a_changed_target_approves_the_rest_and_leaves_it_pending(
     app: MemoryApp, vault: Vault
 ) -> None:
@@ -122,7 +143,7 @@ async def test_a_group_with_a_changed_target_approves_the_rest_and_leaves_it_pen
         await pilot.press("A")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         question = str(app.screen.query_one(Static).content)
-        assert "Approve 1 pending proposals from agent?" in question
+        assert "Approve 1 pending proposal from agent?" in question
         assert "1 stay pending (1 changed on disk since proposed)" in question
         await pilot.press("y")
         await settled(pilot)

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Header, Static
 from memoryctl.screens.base import AppScreen, WorkFailed, describe
 from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.agents import Agent
@@ -161,7 +162,7 @@ class AgentsScreen(AppScreen):
         for agent in message.agents:
             table.add_row(agent.name, agent.profile, when_added(agent.created), key=agent.name)
         count = len(message.agents)
-        table.border_title = f"{count} agent" if count == 1 else f"{count} agents"
+        table.border_title = counted(count, "agent")
         if message.agents:
             table.move_cursor(row=min(keep or 0, len(message.agents) - 1))
         self.set_class(not message.agents, "-empty")

@@ -20,6 +20,7 @@ from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.highlight import highlighted
 from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -142,7 +143,7 @@ class CorrectionsScreen(AppScreen):
             )
             for m in message.corrections
         )
-        box.border_title = f"{len(message.corrections)} corrections"
+        box.border_title = counted(len(message.corrections), "correction")
         ids = [m.id for m in message.corrections]
         if ids:
             box.highlighted = ids.index(keep) if keep in ids else 0
@@ -177,8 +178,7 @@ class CorrectionsScreen(AppScreen):
         box.add_options(
             Option(reach_prompt(memory, needle), id=memory.id) for memory, needle in message.reached
         )
-        noun = "memory" if len(message.reached) == 1 else "memories"
-        box.border_title = f"Reaches {len(message.reached)} {noun}"
+        box.border_title = f"Reaches {counted(len(message.reached), 'memory', 'memories')}"
         detached = len(message.correction.detached)
         box.border_subtitle = f"{detached} detached" if detached else None
         if message.reached:

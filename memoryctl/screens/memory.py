@@ -25,6 +25,7 @@ from memoryctl.widgets.diff import diff_content
 from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.memory_view import Shown
 from memoryctl.widgets.modals import AskScreen
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -326,7 +327,9 @@ class MemoryScreen(AppScreen):
     def _show_history(self, details: MemoryDetails) -> None:
         commits = self.query_one("#commits", OptionList)
         commits.clear_options()
-        commits.border_title = f"{len(details.commits)} commits: select one to see its diff"
+        commits.border_title = (
+            f"{counted(len(details.commits), 'commit')}: select one to see its diff"
+        )
         commits.add_options(
             Option(f"{c.date[:10]} {c.sha[:7]} {c.subject}", id=c.sha) for c in details.commits
         )

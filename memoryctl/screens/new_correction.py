@@ -21,6 +21,7 @@ from memoryctl.screens.base import WorkFailed, describe
 from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.highlight import highlighted
 from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -38,8 +39,8 @@ def needles_of(text: str) -> list[str]:
 def reach_content(reaches: list[NeedleReach], problems: list[str]) -> Content:
     lines: list[Content] = [Content.styled(p, "$text-error") for p in problems]
     for reach in reaches:
-        noun = "memory" if reach.count == 1 else "memories"
-        lines.append(Content.styled(f"“{reach.needle}” reaches {reach.count} {noun}", "bold"))
+        reached = counted(reach.count, "memory", "memories")
+        lines.append(Content.styled(f"“{reach.needle}” reaches {reached}", "bold"))
         lines += [
             Content.assemble("  ", (m.title, ""), "\n    ", highlighted(m.text, [reach.needle]))
             for m in reach.sample

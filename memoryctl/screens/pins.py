@@ -22,6 +22,7 @@ from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.pick_memory import PickMemoryScreen
 from memoryctl.widgets.token_meter import TokenMeter
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -159,7 +160,9 @@ class PinsScreen(AppScreen):
         self.show_rows(message.state.rows, keep)
         meter = self.query_one(TokenMeter)
         meter.show("Pins", message.state.used, message.state.budget)
-        pins.border_title = f"{len(message.state.rows)} pins, in the order the agent reads them"
+        pins.border_title = (
+            f"{counted(len(message.state.rows), 'pin')}, in the order the agent reads them"
+        )
         pins.border_subtitle = "over the budget: only the pins fit" if meter.over else None
 
     def show_rows(self, rows: list[PinRow], highlighted: int | None) -> None:

@@ -26,6 +26,7 @@ from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.widgets.diff import diff_content
 from memoryctl.widgets.footer import KeysFooter
 from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.audit import Retirement
@@ -67,11 +68,32 @@ def by_origin(items: list[Item]) -> dict[str, list[Item]]:
     return dict(sorted(groups.items()))
 
 
+def run_every_check(vault: Vault, now: dt.datetime) -> str:
+    """What `memoryctl check` runs, and `check-anchors` when the vault names its code
+    repository; what they found, as a person reads it. Blocks."""
+    from memoryctl.anchors import repo_root
+    from memoryctl.checks import check_anchors, run_checks
+
+    reports = [run_checks(vault, now=now)]
+    if vault.config.anchors_repo:
+        reports.append(
+            check_anchors(vault, repo_root(vault.root, vault.config.anchors_repo, None), now=now)
+        )
+    proposed = sum(len(r.proposed) for r in reports)
+    withdrawn = sum(len(r.withdrawn) for r in reports)
+    if not proposed and not withdrawn:
+        return "Checked: nothing new to propose."
+    parts = [counted(proposed, "new proposal")]
+    if withdrawn:
+        parts.append(f"{withdrawn} withdrawn (no longer found)")
+    return "Checked: " + ", ".join(parts) + "."
+
+
 def group_question(origin: str, group: list[Item], held: list[Item]) -> str:
     """What approving a group asks: how many, and which stay pending. A proposal whose
     target changed since it was made (or is gone) is never approved in a batch: the
     person reads its diff against the file as it is now, and approves it on its own."""
-    question = f"Approve {len(group) - len(held)} pending proposals from {origin}?"
+    question = f"Approve {counted(len(group) - len(held), 'pending proposal')} from {origin}?"
     if held:
         changed = sum(1 for i in held if i.changed)
         gone = len(held) - changed
@@ -175,6 +197,14 @@ class ReviewScreen(AppScreen):
             id="memoryctl.review.approve-group",
             tooltip="Approve every pending proposal of this origin, after a confirmation",
         ),
+        Binding(
+            "c",
+            "check",
+            "Check now",
+            id="memoryctl.review.check",
+            tooltip="Look for what to propose: retires, the typed-fact rules, expiry, lineage "
+            "and code anchors (memoryctl check)",
+        ),
     ]
 
     @dataclass
@@ -243,11 +273,13 @@ class ReviewScreen(AppScreen):
         log = self.query_one("#log", OptionList)
         log.clear_options()
         log.add_options(Option(log_prompt(e)) for e in message.state.log)
-        log.border_title = f"{len(message.state.log)} decisions, newest first"
+        log.border_title = f"{counted(len(message.state.log), 'decision')}, newest first"
         retired = self.query_one("#retired", OptionList)
         retired.clear_options()
         retired.add_options(Option(retired_prompt(r)) for r in message.state.retired)
-        retired.border_title = f"{len(message.state.retired)} retired memories"
+        retired.border_title = counted(
+            len(message.state.retired), "retired memory", "retired memories"
+        )
         for path, why in message.state.problems:
             self.notify(f"{path}: {why}", title="Skipped a proposal file", severity="warning")
 
@@ -266,10 +298,14 @@ class ReviewScreen(AppScreen):
                 options.append(Option(item_prompt(item), id=item.proposal.id))
                 self.rows.append(item)
         box.add_options(options)
-        box.border_title = f"{len(items)} pending proposals"
+        box.border_title = counted(len(items), "pending proposal")
         if not items:
             self.query_one("#proposal-text", Static).update(
-                Content.styled("Nothing waits for a decision.", "$text-muted")
+                Content.styled(
+                    "Nothing waits for a decision. Press c to look for what to propose "
+                    "(explicit retires, the typed-fact rules, expiry, lineage, code anchors).",
+                    "$text-muted",
+                )
             )
             return
         choices = [n for n, row in enumerate(self.rows) if row is not None]
@@ -413,6 +449,19 @@ class ReviewScreen(AppScreen):
             return
         if proposal_id:
             self.decide("undo", proposal_id)
+
+    def action_check(self) -> None:
+        self.loading = True
+        self.check()
+
+    @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)
+    def check(self) -> None:
+        try:
+            said = run_every_check(self.vault, self.clock())
+        except Exception as error:
+            self.post_message(WorkFailed("check the vault", describe(error)))
+            return
+        self.post_message(self.Decided(said, None))
 
     def action_approve_group(self) -> None:
         item = self.current
