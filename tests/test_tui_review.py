@@ -36,6 +36,22 @@ def status(vault: Vault, mid: str) -> str:
     return memory.status
 
 
+def edit_on_disk(vault: Vault, mid: str) -> None:
+    """Change the memory's file after the proposal was made, as an editor would."""
+    memory = vault.index.get(mid)
+    assert memory is not None
+    path = vault.root / memory.path
+    path.write_text(path.read_text() + "\nStill true on weekdays.\n")
+    vault.index.sync()
+
+
+def propose_then_edit(vault: Vault, title_word: str, why: str) -> str:
+    """An agent's proposal to retire a memory whose file then changed on disk."""
+    mid = propose(vault, title_word, "agent", "codex", why)
+    edit_on_disk(vault, mid)
+    return mid
+
+
 async def open_review(pilot: Pilot) -> ReviewScreen:
     await show(pilot, "3")
     screen = pilot.app.screen
@@ -135,9 +151,8 @@ async def test_check_now_files_what_the_rules_and_expiry_find(app: MemoryApp, va
 async def test_a_group_with_a_changed_target_approves_the_rest_and_leaves_it_pending(
     app: MemoryApp, vault: Vault
 ) -> None:
-    changed = propose(vault, "mangoes", "agent", "codex", "one")
+    changed = propose_then_edit(vault, "mangoes", "one")
     other = propose(vault, "bike", "agent", "codex", "two")
-    edit_on_disk(vault, changed)
     async with app.run_test(size=SIZE) as pilot:
         await open_review(pilot)
         await pilot.press("A")
@@ -156,8 +171,7 @@ async def test_a_group_with_a_changed_target_approves_the_rest_and_leaves_it_pen
 async def test_a_group_whose_every_target_changed_is_not_offered(
     app: MemoryApp, vault: Vault
 ) -> None:
-    mid = propose(vault, "mangoes", "agent", "codex", "one")
-    edit_on_disk(vault, mid)
+    mid = propose_then_edit(vault, "mangoes", "one")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await pilot.press("A")
@@ -183,20 +197,10 @@ def test_review_screen_snapshot(app: MemoryApp, vault: Vault, theme: str, snap_c
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-def edit_on_disk(vault: Vault, mid: str) -> None:
-    """Change the memory's file after the proposal was made, as an editor would."""
-    memory = vault.index.get(mid)
-    assert memory is not None
-    path = vault.root / memory.path
-    path.write_text(path.read_text() + "\nStill true on weekdays.\n")
-    vault.index.sync()
-
-
 async def test_approving_a_proposal_whose_target_changed_asks_first_then_forces(
     app: MemoryApp, vault: Vault
 ) -> None:
-    mid = propose(vault, "mangoes", "agent", "codex", "went off them")
-    edit_on_disk(vault, mid)
+    mid = propose_then_edit(vault, "mangoes", "went off them")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         assert "changed since proposed: review again" in str(
