@@ -72,13 +72,18 @@ async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) ->
         assert any("Unpinned" in t for t in toasts(app))
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, PickMemoryScreen))
-        await pilot.press(*first.title.split()[0].lower())
+        word = first.title.split()[0].lower()
+        await pilot.press(*word)
         picker = app.screen
+        options = picker.query_one(OptionList)
+        # The search runs after a pause in typing: wait for the one for the whole word,
+        # whose first hit is the memory (a search for its first letters may list others).
         await until(
             pilot,
             lambda: (
-                picker.query_one(OptionList).option_count > 0
-                and picker.query_one(Input).value != ""
+                picker.query_one(Input).value == word
+                and options.option_count > 0
+                and options.get_option_at_index(0).id == first.id
             ),
         )
         await settled(pilot)
