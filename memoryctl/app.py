@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -18,6 +18,7 @@ from textual.widgets import Static
 from memoryctl.screens.base import FilesChanged
 from memoryctl.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.screens.vault import VaultScreen
+from memoryctl.tui_state import save_theme, saved_theme, state_path
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -160,6 +161,8 @@ class MemoryApp(App[None]):
         self.watching = watch
         self.sub_title = str(vault.root)
         self._memory_screen: MemoryScreen | None = None
+        self.state_file = state_path()
+        self._theme_remembered: str | None = None
         from memoryctl.screens.agents import AgentsScreen
         from memoryctl.screens.corrections import CorrectionsScreen
         from memoryctl.screens.pins import PinsScreen
@@ -174,7 +177,26 @@ class MemoryApp(App[None]):
         self.add_mode("agents", lambda: AgentsScreen(vault))
 
     def on_mount(self) -> None:
+        self._theme_remembered, problem = saved_theme(self.state_file)
+        if problem:
+            self.notify(f"Starting with the default theme: {problem}", severity="warning")
+        if self._theme_remembered in self.available_themes:
+            self.theme = self._theme_remembered
         self.switch_mode("vault")
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen (from the palette) is the one the next run starts with."""
+        if self.is_mounted and theme != self._theme_remembered:
+            self._theme_remembered = theme
+            self.remember_theme(theme)
+
+    @work(thread=True, group="state", exit_on_error=False)
+    def remember_theme(self, theme: str) -> None:
+        problem = save_theme(self.state_file, theme)
+        if problem:
+            self.call_from_thread(
+                self.notify, f"Could not remember the theme: {problem}", severity="warning"
+            )
 
     def settle(self) -> None:
         """The objects alive now (widgets, styles, modules) live as long as the app: frozen,

@@ -24,6 +24,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("MEMORYCTL_CACHE_DIR", str(base / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(base / "xdg-cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
     # Agent tokens go to a file keyring in this folder, never to the developer's own keyring.
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyrings.alt.file.PlaintextKeyring")
