@@ -137,7 +137,9 @@ class NewCorrectionScreen(Screen["Memory | None"]):
         if message.needles != self.needles:
             return
         total = sum(r.count for r in message.reaches)
-        self.query_one("#correction-reach").border_title = f"Reach, live: {total} memories"
+        self.query_one(
+            "#correction-reach"
+        ).border_title = f"Reach, live: {counted(total, 'memory', 'memories')}"
         self.query_one("#correction-reach-text", Static).update(
             reach_content(message.reaches, message.problems)
         )

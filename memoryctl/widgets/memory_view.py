@@ -13,6 +13,7 @@ from textual.widgets import Markdown, Static
 from memoryctl.memory import Memory
 
 OPEN_HINT = "Press enter to open the memory under the cursor."
+MOST_RENDERED = 16_000  # characters of a body rendered as Markdown (see `rendered_head`)
 OVERTAKEN_NOTICE = "~ A newer correction overtakes this memory: see the now: lines below."
 
 
@@ -58,8 +59,12 @@ class Shown:
 
     @property
     def classes(self) -> str:
-        broken = self.memory.broken is not None
-        return " ".join(c for c, on in (("-broken", broken), ("-overtaken", self.now)) if on)
+        flags = (
+            ("-broken", self.memory.broken is not None),
+            ("-overtaken", bool(self.now)),
+            ("-cut", bool(self.cut)),
+        )
+        return " ".join(name for name, on in flags if on)
 
     @property
     def fields(self) -> list[tuple[str, str]]:
@@ -75,7 +80,38 @@ class Shown:
 
     @property
     def body(self) -> str:
-        return "" if self.memory.broken is not None else self.memory.body
+        """The Markdown the view renders: the note's body, or its head when it is long."""
+        if self.memory.broken is not None:
+            return ""
+        return rendered_head(self.memory.body)
+
+    @property
+    def raw_head(self) -> str:
+        """The raw text of a file that cannot be read, or its head when it is long."""
+        return rendered_head(self.raw or "") if self.memory.broken is not None else ""
+
+    @property
+    def cut(self) -> str:
+        """What the view says when it shows only the head of a long note; "" otherwise."""
+        text = (self.raw or "") if self.memory.broken is not None else self.memory.body
+        shown = len(rendered_head(text))
+        if shown == len(text):
+            return ""
+        return (
+            f"This note is {len(text):,} characters; the view shows the first {shown:,}. "
+            "Open it in $EDITOR (E on its own screen) to read it whole."
+        )
+
+
+def rendered_head(body: str, most: int = MOST_RENDERED) -> str:
+    """`body`, or its first `most` characters ended at a paragraph when one ends in the
+    last quarter. Rendering Markdown takes the UI thread about 5 ms per 1,000
+    characters, so a pasted log of 100,000 would freeze the app for half a second."""
+    if len(body) <= most:
+        return body
+    head = body[:most]
+    paragraph = head.rfind("\n\n")
+    return head[:paragraph] if paragraph >= most * 3 // 4 else head
 
 
 def field_cells(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -119,6 +155,7 @@ class MemoryView(VerticalScroll, can_focus=True):
             margin: 1 0 0 0;
         }
         #memory-raw { margin: 1 0 0 0; color: $text-muted; }
+        #memory-cut { color: $text-warning; margin: 0 0 1 0; }
         #memory-body { margin: 1 0 0 0; padding: 0; background: transparent; }
         #memory-now { height: auto; margin: 0 0 1 0; }
         .now-line {
@@ -131,7 +168,10 @@ class MemoryView(VerticalScroll, can_focus=True):
         &.-overtaken #memory-body { text-opacity: 70%; }
 
         /* Which parts show: a memory, a broken file, or a message instead of either. */
-        #memory-overtaken, #memory-error, #memory-raw, #memory-message { display: none; }
+        #memory-overtaken, #memory-error, #memory-raw, #memory-cut, #memory-message {
+            display: none;
+        }
+        &.-cut #memory-cut { display: block; }
         &.-overtaken #memory-overtaken { display: block; }
         &.-broken #memory-error, &.-broken #memory-raw { display: block; }
         &.-broken #memory-body { display: none; }
@@ -157,7 +197,8 @@ class MemoryView(VerticalScroll, can_focus=True):
                 yield Static(text, classes=f"field-{part}", markup=False)
         yield Static(shown.error if shown else "", id="memory-error", markup=False)
         yield Markdown(shown.body if shown else None, id="memory-body")
-        yield Static(shown.raw or "" if shown else "", id="memory-raw", markup=False)
+        yield Static(shown.cut if shown else "", id="memory-cut", markup=False)
+        yield Static(shown.raw_head if shown else "", id="memory-raw", markup=False)
         with Vertical(id="memory-now"):
             for correction in shown.now if shown else []:
                 yield Static(now_line(correction), classes="now-line")
@@ -202,9 +243,10 @@ class MemoryView(VerticalScroll, can_focus=True):
         self.border_title = memory.path
         self.query_one("#memory-title", Static).update(memory.title)
         self.query_one("#memory-error", Static).update(shown.error)
-        self.query_one("#memory-raw", Static).update(raw or "")
+        self.query_one("#memory-raw", Static).update(shown.raw_head)
         await self._show_fields(shown.fields)
         await self.query_one("#memory-body", Markdown).update(shown.body)
+        self.query_one("#memory-cut", Static).update(shown.cut)
         now_box = self.query_one("#memory-now", Vertical)
         if now or now_box.children:
             await now_box.remove_children()
