@@ -1,7 +1,8 @@
 """Figures for the TUI, from a headless Pilot run on a synthetic vault with a warm index:
 launch to the first painted vault list, a keystroke in the filter to the updated list,
 and opening a memory (in the side view, and on its own screen: the note painted; its
-lineage, anchors and history tabs are read after).
+lineage, anchors and history tabs are read after); and, through all of that, the longest
+time the UI's event loop was kept from running.
 
 Keys are sent as the terminal driver delivers them, and each figure ends when the
 screen is painted. `Pilot.press` is not used for the timed keys: after each key it waits
@@ -53,6 +54,33 @@ def _send_key(app, key: str, char: str | None = None) -> None:
     app._driver.send_message(event)
 
 
+class StallWatch:
+    """How long the UI's event loop was kept from running: a task that asks to wake every
+    5 ms, and notes how late it woke. Everything the app does on its own thread (layout,
+    paint, message handlers) delays it; work in thread workers does not, unless it holds
+    the GIL."""
+
+    TICK = 0.005
+
+    def __init__(self) -> None:
+        self.late: list[float] = []
+
+    async def run(self) -> None:
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(self.TICK)
+            self.late.append(time.perf_counter() - asked - self.TICK)
+
+    def summary(self) -> dict[str, float]:
+        late = sorted(self.late) or [0.0]
+        return {
+            "max_ms": ms(late[-1]),
+            "p99_ms": ms(late[min(len(late) - 1, int(len(late) * 0.99))]),
+            "over_100_ms": sum(1 for t in late if t > 0.1),
+            "ticks": len(late),
+        }
+
+
 def _shows(screen, memory) -> bool:
     """The screen is a Memory screen, mounted, whose note is this memory."""
     from memoryctl.screens.memory import MemoryScreen
@@ -84,6 +112,8 @@ async def _measure(root: Path, words: list[str]) -> dict[str, object]:
         await _until(lambda: screen.vault.last_sync is not None)
         await pilot.pause()
         figures["launch_to_synced_s"] = round(time.perf_counter() - started, 3)
+        stalls = StallWatch()
+        watching = asyncio.create_task(stalls.run())
 
         by_length: dict[int, list[float]] = {1: [], 2: [], 3: [], 4: []}
         for word in words:
@@ -136,6 +166,8 @@ async def _measure(root: Path, words: list[str]) -> dict[str, object]:
             await _until(lambda: isinstance(app.screen, VaultScreen))
         figures["open_memory_in_view"] = _summary(opens)
         figures["open_memory_screen"] = _summary(full)
+        watching.cancel()
+        figures["ui_stalls_after_first_paint"] = stalls.summary()
     vault.close()
     return figures
 
@@ -165,6 +197,7 @@ def run(n: int, workdir: Path, words: int = 15) -> dict[str, object]:
             "launch_to_first_list_s": 1.5,
             "keystroke_to_list_p95_ms": 100,
             "open_memory_ms": 150,
+            "ui_stall_ms": 100,
         },
     }
 
