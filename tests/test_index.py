@@ -157,3 +157,18 @@ def test_writes_leave_no_temporary_files_and_keep_the_file_mode(vault_dir):
     assert oct(path.stat().st_mode & 0o777) == "0o640"
     assert "pinned: true" in path.read_text()
     assert [p.name for p in vault_dir.rglob("*.tmp")] == []
+
+
+def test_a_search_of_words_every_memory_has_lists_the_newest_first(vault_dir):
+    # Paths run against dates, so the order files were indexed in is not the newest first.
+    days = ["2026-03-09", "2026-01-02", "2026-07-30", "2026-05-15", "2026-02-20"]
+    for n, day in enumerate(days):
+        write(
+            vault_dir / f"{n:02d}.md",
+            f"---\nid: common{n:04d}\ntitle: Note {n}\ncreated: {day}\n---\n"
+            "The project notes for the team.\n",
+        )
+    vault = Vault(vault_dir)
+    found = vault.index.search("project team", limit=3)
+    assert [m.created[:10] for m in found] == ["2026-07-30", "2026-05-15", "2026-03-09"]
+    vault.close()

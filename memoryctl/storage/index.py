@@ -40,6 +40,8 @@ Progress = Callable[[int, int], None]
 _BULK_REACH = 2000
 # An empty index filling with more files than this is built without a journal.
 _BULK_LOAD = 5000
+# How many matches of a query of common words are sorted by date (`_newest_matches`).
+RECENT_CANDIDATES = 2000
 
 
 @dataclass
@@ -678,20 +680,18 @@ class Index:
         if plan is None:
             return []
         if plan.by_recency:
-            sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
-            order = " ORDER BY rowid DESC"
-        else:
-            sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
-            if plan.estimate > search_query.RANK_CAP:
-                floor = self.execute(
-                    "SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
-                    "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                    (plan.match, search_query.RANK_CAP - 1),
-                )
-                if floor:
-                    sql += " AND rowid >= ?"
-                    params.append(floor[0][0])
-            order = " ORDER BY bm25(note_fts, 4.0, 1.0)"
+            return self._newest_matches(plan.match, limit, statuses)
+        sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
+        if plan.estimate > search_query.RANK_CAP:
+            floor = self.execute(
+                "SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
+                "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                (plan.match, search_query.RANK_CAP - 1),
+            )
+            if floor:
+                sql += " AND rowid >= ?"
+                params.append(floor[0][0])
+        order = " ORDER BY bm25(note_fts, 4.0, 1.0)"
         # Rank inside the full-text index alone, then drop what the status filter
         # excludes; joining every match to its row first costs more than the ranking.
         fetch = limit * 3 + 20
@@ -701,6 +701,27 @@ class Index:
             if len(kept) >= limit or len(ranked) < fetch:
                 return kept[:limit]
             fetch *= 4
+
+    def _newest_matches(self, match: str, limit: int, statuses: Sequence[str] | None) -> list[int]:
+        """A query of common words: its newest current matches, by `created`.
+
+        Rowids follow the order files were indexed in (after a rebuild, their paths), so
+        the full-text index's own order is not the date. Up to `RECENT_CANDIDATES` of the
+        most recently indexed matches are sorted by date: every match in a vault of a few
+        thousand memories; at 100,000, recently indexed ones, in a few milliseconds.
+        """
+        where = "broken IS NULL"
+        params: list[object] = []
+        if statuses is not None:
+            where += f" AND status IN ({','.join('?' * len(statuses))})"
+            params += list(statuses)
+        rows = self.execute(
+            f"SELECT rowid FROM notes WHERE {where} AND rowid IN (SELECT rowid FROM note_fts "
+            "WHERE note_fts MATCH ? ORDER BY rowid DESC LIMIT ?) "
+            "ORDER BY created DESC, mid LIMIT ?",
+            [*params, match, RECENT_CANDIDATES, limit],
+        )
+        return [rowid for (rowid,) in rows]
 
     def _current(self, rowids: list[int], statuses: Sequence[str] | None) -> list[int]:
         if not rowids:
