@@ -466,6 +466,11 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
+def with_note(parser: argparse.ArgumentParser) -> None:
+    """Every decision can carry a note, kept with it in the proposal file."""
+    parser.add_argument("--note", help="a note kept with the decision")
+
+
 def register(command: Command) -> None:
     p = command("propose", cmd_propose, "propose retiring, replacing or reviewing a memory")
     p.add_argument("action", choices=("retire", "replace", "review"))
@@ -506,38 +511,38 @@ def register(command: Command) -> None:
     sub.add_argument("proposal", metavar="ID")
     sub = action("approve", cmd_review_approve, "approve a proposal (or --all of an --origin)")
     sub.add_argument("proposal", nargs="*", metavar="ID")
-    sub.add_argument("--note", help="a note kept with the decision")
+    with_note(sub)
     sub.add_argument("--all", action="store_true", help="every pending proposal")
     sub.add_argument("--origin", choices=ORIGIN_KINDS, help="with --all: only this origin")
     sub.add_argument("--force", action="store_true", help="even if a target changed since")
     sub = action("decline", cmd_review_decline, "decline a proposal; the memory stays as it is")
     sub.add_argument("proposal", metavar="ID")
-    sub.add_argument("--note", help="a note kept with the decision")
+    with_note(sub)
     sub = action("undo", cmd_review_undo, "reverse a decision and reopen the proposal")
     sub.add_argument("proposal", metavar="ID")
-    sub.add_argument("--note", help="a note kept with the decision")
+    with_note(sub)
     sub = action("log", cmd_review_log, "every decision, newest first")
     sub.add_argument("--since", metavar="DATE")
 
     p = command("retire", cmd_retire, "retire a memory now (kept as history)")
     p.add_argument("id", metavar="ID")
     p.add_argument("--reason", help="why (required)")
-    p.add_argument("--note", help="a note kept with the decision")
+    with_note(p)
 
     p = command("restore", cmd_restore, "restore a retired memory")
     p.add_argument("id", metavar="ID")
-    p.add_argument("--note", help="a note kept with the decision")
+    with_note(p)
 
     p = command("confirm", cmd_confirm, "confirm a memory is current (sets checked)")
     p.add_argument("id", metavar="ID")
-    p.add_argument("--note", help="a note kept with the decision")
+    with_note(p)
 
     p = command("replace", cmd_replace, "replace a memory's text in place (git keeps the old)")
     p.add_argument("id", metavar="ID")
     p.add_argument("body", nargs="?", metavar="BODY|-", help="the new text, or - for stdin")
     p.add_argument("--editor", action="store_true", help="write the new text in $EDITOR")
     p.add_argument("--title", help="a new title as well")
-    p.add_argument("--note", help="a note kept with the decision")
+    with_note(p)
 
     p = command("retired", cmd_retired, "every retired memory, why, and the decision behind it")
     p.add_argument("--since", metavar="DATE")
