@@ -64,7 +64,12 @@ def latencies(run: Callable[[object], object], inputs: list) -> dict[str, float]
         started = time.perf_counter()
         run(item)
         times.append(time.perf_counter() - started)
-    times.sort()
+    return percentiles(times)
+
+
+def percentiles(times: list[float]) -> dict[str, float]:
+    """p50, p95 and the slowest of some timings in seconds, in milliseconds."""
+    times = sorted(times)
     return {
         "p50_ms": ms(statistics.median(times)),
         "p95_ms": ms(times[min(len(times) - 1, int(len(times) * 0.95))]),

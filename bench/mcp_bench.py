@@ -26,7 +26,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.common import bench_main, fresh_cache, log, machine, ms, synth_vault, timer
+from bench.common import bench_main, fresh_cache, log, machine, ms, percentiles, synth_vault, timer
 from bench.synthvault import SynthSpec, keyword_queries, message_queries
 from memoryctl.storage.vault import Vault
 
@@ -36,16 +36,6 @@ CALLS = 200
 CLIENTS = 20
 CALLS_PER_CLIENT = 50
 MEMORYCTL = (sys.executable, "-m", "memoryctl")
-
-
-def _percentiles(times: list[float]) -> dict[str, float]:
-    times = sorted(times)
-    return {
-        "p50_ms": ms(statistics.median(times)),
-        "p95_ms": ms(times[min(len(times) - 1, int(len(times) * 0.95))]),
-        "max_ms": ms(times[-1]),
-        "runs": len(times),
-    }
 
 
 def _env(workdir: Path) -> dict[str, str]:
@@ -92,7 +82,7 @@ async def _stdio_latencies(
             result = await client.call_tool("recall", {"query": query, "limit": 10})
             recall.append(time.perf_counter() - started)
             assert not result.is_error, result
-    return {"get_context": _percentiles(context), "recall": _percentiles(recall)}
+    return {"get_context": percentiles(context), "recall": percentiles(recall)}
 
 
 def _start_http(root: Path, env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen, str]:
@@ -152,7 +142,7 @@ async def _http_load(url: str, token: str, messages: list[str], keywords: list[s
         "errors": len(errors),
         "first_errors": errors[:3],
         "calls_per_s": round(len(times) / wall, 1),
-        **_percentiles(times),
+        **percentiles(times),
     }
 
 

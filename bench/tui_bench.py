@@ -16,26 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import random
-import statistics
 import time
 from pathlib import Path
 
-from bench.common import bench_main, fresh_cache, log, machine, ms, synth_vault, timer
+from bench.common import bench_main, fresh_cache, log, machine, ms, percentiles, synth_vault, timer
 from bench.synthvault import SynthSpec, keyword_queries
 from memoryctl.storage.vault import Vault
 
 SIZE = (100, 32)
 POLL = 0.002
-
-
-def _summary(times: list[float]) -> dict[str, float]:
-    times = sorted(times)
-    return {
-        "p50_ms": ms(statistics.median(times)),
-        "p95_ms": ms(times[min(len(times) - 1, int(len(times) * 0.95))]),
-        "max_ms": ms(times[-1]),
-        "runs": len(times),
-    }
 
 
 async def _until(condition, timeout: float = 30.0) -> None:
@@ -130,9 +119,9 @@ async def _measure(root: Path, words: list[str]) -> dict[str, object]:
                 by_length[n].append(time.perf_counter() - begun)
                 await pilot.pause()
         every = [t for times in by_length.values() for t in times]
-        figures["keystroke_to_list"] = _summary(every)
+        figures["keystroke_to_list"] = percentiles(every)
         figures["keystroke_to_list_by_filter_length"] = {
-            n: _summary(times) for n, times in by_length.items()
+            n: percentiles(times) for n, times in by_length.items()
         }
 
         await pilot.press("escape")
@@ -164,8 +153,8 @@ async def _measure(root: Path, words: list[str]) -> dict[str, object]:
             await _until(lambda: app.screen.details is not None)
             await pilot.press("escape")
             await _until(lambda: isinstance(app.screen, VaultScreen))
-        figures["open_memory_in_view"] = _summary(opens)
-        figures["open_memory_screen"] = _summary(full)
+        figures["open_memory_in_view"] = percentiles(opens)
+        figures["open_memory_screen"] = percentiles(full)
         watching.cancel()
         figures["ui_stalls_after_first_paint"] = stalls.summary()
     vault.close()
