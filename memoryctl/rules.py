@@ -160,32 +160,34 @@ def rule_suggestions(
     return [suggestion for _, suggestion in sorted(chosen.values(), key=lambda c: c[1].targets)]
 
 
-def _single_suggestion(older: Memory, newer: Memory) -> Suggestion:
+def _retire_for(older: Memory, newer: Memory, reason: str, trigger: str) -> Suggestion:
+    """A rule's proposal: retire the older fact, because of the newer one."""
     return Suggestion(
         action="retire",
         targets=(older.id,),
-        reason=(
-            f"{newer.predicate} holds one value for {newer.subject}: the newer "
-            f"{newer.value!r} ({newer.id}, {newer.created[:10]}) replaces {older.value!r}"
-        ),
+        reason=reason,
         origin="rule",
         ref=newer.id,
-        trigger=f"single {normalized(newer.predicate)}={normalized(newer.value)}",
+        trigger=trigger,
+    )
+
+
+def _single_suggestion(older: Memory, newer: Memory) -> Suggestion:
+    return _retire_for(
+        older,
+        newer,
+        f"{newer.predicate} holds one value for {newer.subject}: the newer "
+        f"{newer.value!r} ({newer.id}, {newer.created[:10]}) replaces {older.value!r}",
+        f"single {normalized(newer.predicate)}={normalized(newer.value)}",
     )
 
 
 def _excludes_suggestion(older: Memory, newer: Memory) -> Suggestion:
-    return Suggestion(
-        action="retire",
-        targets=(older.id,),
-        reason=(
-            f"the newer {newer.subject} {newer.predicate}: {newer.value} "
-            f"({newer.id}, {newer.created[:10]}) excludes {older.predicate}: {older.value}"
-        ),
-        origin="rule",
-        ref=newer.id,
-        trigger=(
-            f"excludes {normalized(newer.predicate)}/{normalized(older.predicate)}"
-            f"={normalized(newer.value)}"
-        ),
+    return _retire_for(
+        older,
+        newer,
+        f"the newer {newer.subject} {newer.predicate}: {newer.value} "
+        f"({newer.id}, {newer.created[:10]}) excludes {older.predicate}: {older.value}",
+        f"excludes {normalized(newer.predicate)}/{normalized(older.predicate)}"
+        f"={normalized(newer.value)}",
     )
