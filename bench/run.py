@@ -15,6 +15,7 @@ from bench import (
     corrections_bench,
     index_bench,
     mcp_bench,
+    recall_quality,
     review_bench,
     tui_bench,
 )
@@ -26,6 +27,7 @@ BENCHMARKS = {
     "mcp": mcp_bench.run,
     "review": review_bench.run,
     "tui": tui_bench.run,
+    "recall": recall_quality.run,
 }
 
 
