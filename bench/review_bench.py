@@ -88,8 +88,8 @@ def _commit_cost(workdir: Path, count: int) -> float:
 
 
 def run(n: int, workdir: Path) -> dict[str, object]:
-    from memoryctl import cli_review
     from memoryctl.checks import check_anchors
+    from memoryctl.cli import review as cli_review
     from memoryctl.decisions import act
     from memoryctl.review import queue
 

@@ -72,8 +72,8 @@ class StallWatch:
 
 def _shows(screen, memory) -> bool:
     """The screen is a Memory screen, mounted, whose note is this memory."""
-    from memoryctl.screens.memory import MemoryScreen
-    from memoryctl.widgets import MemoryView
+    from memoryctl.tui.screens.memory import MemoryScreen
+    from memoryctl.tui.widgets import MemoryView
 
     if not isinstance(screen, MemoryScreen) or not screen.is_mounted:
         return False
@@ -82,9 +82,9 @@ def _shows(screen, memory) -> bool:
 
 
 async def _measure(root: Path, words: list[str]) -> dict[str, object]:
-    from memoryctl.app import make_app
-    from memoryctl.screens.vault import VaultScreen
-    from memoryctl.widgets import MemoryList
+    from memoryctl.tui.app import make_app
+    from memoryctl.tui.screens.vault import VaultScreen
+    from memoryctl.tui.widgets import MemoryList
 
     started = time.perf_counter()
     vault = Vault(root)

@@ -11,9 +11,9 @@ import keyring
 import pytest
 from keyring.backends import fail
 
-from memoryctl import agents
-from memoryctl.agent_view import AgentRefused
-from memoryctl.agent_writes import WriteGate, writes_per_minute
+from memoryctl.mcp import agents
+from memoryctl.mcp.view import AgentRefused
+from memoryctl.mcp.writes import WriteGate, writes_per_minute
 from memoryctl.storage.config import ConfigError, load_config
 
 PROFILES = """

@@ -158,7 +158,7 @@ def test_nothing_that_builds_or_writes_the_bundle_reads_the_clock():
 
     package = Path(memoryctl.__file__).parent
     clock = re.compile(r"\.now\(|utcnow|today\(|time\.time|perf_counter|monotonic|localtime")
-    for name in ("bundle.py", "bundle_formats.py", "context.py", "export.py", "cli_bundle.py"):
+    for name in ("bundle.py", "bundle_formats.py", "context.py", "export.py", "cli/bundle.py"):
         source = (package / name).read_text(encoding="utf-8")
         assert not clock.search(source), name
 

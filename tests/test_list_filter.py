@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memoryctl.list_filter import ListFilter, narrowed
+from memoryctl.tui.list_filter import ListFilter, narrowed
 
 
 def test_the_list_title_names_each_chosen_facet() -> None:

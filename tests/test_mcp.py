@@ -28,8 +28,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from memoryctl.actions import init_vault
-from memoryctl.agent_guidance import PROMPT_NAME, SYSTEM_PROMPT
-from memoryctl.mcp_server import make_server
+from memoryctl.mcp.guidance import PROMPT_NAME, SYSTEM_PROMPT
+from memoryctl.mcp.server import make_server
 from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault
 

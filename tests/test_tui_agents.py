@@ -14,16 +14,16 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
 from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
-from memoryctl import agents
 from memoryctl.actions import NewMemory, add_memory
-from memoryctl.app import HelpScreen, MemoryApp
 from memoryctl.decisions import Change
+from memoryctl.mcp import agents
 from memoryctl.proposals import Suggestion
-from memoryctl.screens.agents import NO_AGENTS, AgentsScreen
-from memoryctl.screens.memory import MemoryScreen
-from memoryctl.screens.review import ReviewScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.tui.app import HelpScreen, MemoryApp
+from memoryctl.tui.screens.agents import NO_AGENTS, AgentsScreen
+from memoryctl.tui.screens.memory import MemoryScreen
+from memoryctl.tui.screens.review import ReviewScreen
+from memoryctl.tui.widgets.modals import ConfirmScreen
 
 __all__ = ["app", "vault", "vault_path"]
 

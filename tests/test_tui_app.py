@@ -10,14 +10,14 @@ from textual.command import CommandPalette
 from textual.widgets import OptionList
 from tui_support import SIZE, app, settled, show, until, vault, vault_path
 
-from memoryctl.app import HelpScreen, MemoryApp, make_app
-from memoryctl.screens.corrections import CorrectionsScreen
-from memoryctl.screens.memory import MemoryScreen
-from memoryctl.screens.pins import PinsScreen
-from memoryctl.screens.preview import PreviewScreen
-from memoryctl.screens.review import ReviewScreen
-from memoryctl.screens.vault import VaultScreen
 from memoryctl.storage.vault import Vault
+from memoryctl.tui.app import HelpScreen, MemoryApp, make_app
+from memoryctl.tui.screens.corrections import CorrectionsScreen
+from memoryctl.tui.screens.memory import MemoryScreen
+from memoryctl.tui.screens.pins import PinsScreen
+from memoryctl.tui.screens.preview import PreviewScreen
+from memoryctl.tui.screens.review import ReviewScreen
+from memoryctl.tui.screens.vault import VaultScreen
 
 __all__ = ["app", "vault", "vault_path"]
 

@@ -7,13 +7,13 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
 from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
-from memoryctl.app import MemoryApp
 from memoryctl.reach import reach_of
-from memoryctl.screens.corrections import CorrectionsScreen
-from memoryctl.screens.new_correction import NewCorrectionScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets.highlight import MATCH_STYLE
-from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.tui.app import MemoryApp
+from memoryctl.tui.screens.corrections import CorrectionsScreen
+from memoryctl.tui.screens.new_correction import NewCorrectionScreen
+from memoryctl.tui.widgets.highlight import MATCH_STYLE
+from memoryctl.tui.widgets.modals import ConfirmScreen
 
 __all__ = ["app", "vault", "vault_path"]
 

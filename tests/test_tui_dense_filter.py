@@ -12,12 +12,12 @@ import pytest
 from textual.message import Message
 from tui_support import SIZE, settled, until
 
-from memoryctl.app import make_app
-from memoryctl.list_filter import ListFilter, narrowed
-from memoryctl.screens.vault import DENSE_SHARE, VaultScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets import MemoryList
-from memoryctl.widgets.memory_list import PAGE_SIZE, RowPages
+from memoryctl.tui.app import make_app
+from memoryctl.tui.list_filter import ListFilter, narrowed
+from memoryctl.tui.screens.vault import DENSE_SHARE, VaultScreen
+from memoryctl.tui.widgets import MemoryList
+from memoryctl.tui.widgets.memory_list import PAGE_SIZE, RowPages
 
 WORDS = ["alpha", "almond", "amber", "basil", "cedar", "delta", "ember", "fjord"]
 COUNT = 3 * PAGE_SIZE

@@ -12,11 +12,11 @@ from textual.widgets import Input, Select, TextArea
 from tui_support import SIZE, settled, toasts, until, vault, vault_path
 
 from memoryctl.actions import init_vault
-from memoryctl.app import HelpScreen, MemoryApp, make_app
-from memoryctl.screens.new_memory import NewMemoryScreen
-from memoryctl.screens.vault import START_MESSAGE, VaultScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets import MemoryList, MemoryView
+from memoryctl.tui.app import HelpScreen, MemoryApp, make_app
+from memoryctl.tui.screens.new_memory import NewMemoryScreen
+from memoryctl.tui.screens.vault import START_MESSAGE, VaultScreen
+from memoryctl.tui.widgets import MemoryList, MemoryView
 
 __all__ = ["vault", "vault_path"]
 

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from textual.widgets import Markdown, Static
 from tui_support import SIZE, settled, until, vault, vault_path
 
-from memoryctl.app import make_app
-from memoryctl.screens.vault import VaultScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets import MemoryList, MemoryView
-from memoryctl.widgets.memory_view import MOST_RENDERED, rendered_head
+from memoryctl.tui.app import make_app
+from memoryctl.tui.screens.vault import VaultScreen
+from memoryctl.tui.widgets import MemoryList, MemoryView
+from memoryctl.tui.widgets.memory_view import MOST_RENDERED, rendered_head
 
 __all__ = ["vault", "vault_path"]
 

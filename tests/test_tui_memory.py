@@ -7,11 +7,11 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TextArea
 from tui_support import SIZE, THEMES, app, quiet, settled, toasts, until, vault, vault_path
 
-from memoryctl.app import MemoryApp
-from memoryctl.screens.editor import EditorScreen
-from memoryctl.screens.memory import MemoryScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets import MemoryView
+from memoryctl.tui.app import MemoryApp
+from memoryctl.tui.screens.editor import EditorScreen
+from memoryctl.tui.screens.memory import MemoryScreen
+from memoryctl.tui.widgets import MemoryView
 
 __all__ = ["app", "vault", "vault_path"]
 

@@ -7,12 +7,12 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
-from memoryctl.app import MemoryApp
 from memoryctl.context import context_bundle
-from memoryctl.screens.pins import PinsScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets.pick_memory import PickMemoryScreen
-from memoryctl.widgets.token_meter import TokenMeter
+from memoryctl.tui.app import MemoryApp
+from memoryctl.tui.screens.pins import PinsScreen
+from memoryctl.tui.widgets.pick_memory import PickMemoryScreen
+from memoryctl.tui.widgets.token_meter import TokenMeter
 
 __all__ = ["app", "vault", "vault_path"]
 
@@ -96,7 +96,7 @@ async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) ->
 async def test_meter_warns_when_the_pins_alone_pass_the_budget(vault_path, vault: Vault) -> None:
     config = vault_path / "memoryctl.toml"
     config.write_text(config.read_text() + "\n[profiles.tiny]\nbudget = 100\n")
-    from memoryctl.app import make_app
+    from memoryctl.tui.app import make_app
 
     tight = Vault(vault_path)
     try:

@@ -11,11 +11,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
-from memoryctl.app import MemoryApp
-from memoryctl.screens.preview import PreviewScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets.export_dialog import ExportScreen
-from memoryctl.widgets.token_meter import TokenMeter
+from memoryctl.tui.app import MemoryApp
+from memoryctl.tui.screens.preview import PreviewScreen
+from memoryctl.tui.widgets.export_dialog import ExportScreen
+from memoryctl.tui.widgets.token_meter import TokenMeter
 
 __all__ = ["app", "vault", "vault_path"]
 

@@ -9,13 +9,13 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
 
-from memoryctl.app import MemoryApp
 from memoryctl.decisions import Change
 from memoryctl.proposals import Suggestion
 from memoryctl.review import queue
-from memoryctl.screens.review import ReviewScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.tui.app import MemoryApp
+from memoryctl.tui.screens.review import ReviewScreen
+from memoryctl.tui.widgets.modals import ConfirmScreen
 
 __all__ = ["app", "vault", "vault_path"]
 

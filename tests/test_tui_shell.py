@@ -15,13 +15,13 @@ from textual.widgets import Input, Markdown, Static
 from tui_support import THEMES, vault_path
 
 from memoryctl.actions import init_vault
-from memoryctl.app import HelpScreen, MemoryApp, make_app
-from memoryctl.list_filter import ListFilter
 from memoryctl.memory import Memory
-from memoryctl.screens.vault import START_MESSAGE, VaultScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets import MemoryList, MemoryView, RowPages
-from memoryctl.widgets.memory_list import PAGE_SIZE
+from memoryctl.tui.app import HelpScreen, MemoryApp, make_app
+from memoryctl.tui.list_filter import ListFilter
+from memoryctl.tui.screens.vault import START_MESSAGE, VaultScreen
+from memoryctl.tui.widgets import MemoryList, MemoryView, RowPages
+from memoryctl.tui.widgets.memory_list import PAGE_SIZE
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
 SIZE = (100, 32)

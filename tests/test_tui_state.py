@@ -7,9 +7,9 @@ from pathlib import Path
 
 from tui_support import SIZE, settled, toasts, until, vault, vault_path
 
-from memoryctl.app import make_app
 from memoryctl.storage.vault import Vault
-from memoryctl.tui_state import save_theme, saved_theme, state_path
+from memoryctl.tui.app import make_app
+from memoryctl.tui.state import save_theme, saved_theme, state_path
 
 __all__ = ["vault", "vault_path"]
 

@@ -9,11 +9,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 from tui_support import SIZE, THEMES, quiet, settled, until, vault, vault_path
 
-from memoryctl.app import make_app
-from memoryctl.screens.vault import VaultScreen
 from memoryctl.storage.vault import Vault
-from memoryctl.widgets import MemoryList
-from memoryctl.widgets.facet_bar import FacetBar
+from memoryctl.tui.app import make_app
+from memoryctl.tui.screens.vault import VaultScreen
+from memoryctl.tui.widgets import MemoryList
+from memoryctl.tui.widgets.facet_bar import FacetBar
 
 __all__ = ["vault", "vault_path"]
 

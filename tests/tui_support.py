@@ -13,8 +13,8 @@ import pytest
 from textual.pilot import Pilot
 
 from memoryctl.actions import init_vault
-from memoryctl.app import MemoryApp, make_app
 from memoryctl.storage.vault import Vault
+from memoryctl.tui.app import MemoryApp, make_app
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
 SIZE = (100, 32)

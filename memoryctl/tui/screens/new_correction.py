@@ -17,11 +17,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Label, Static, TextArea
 
-from memoryctl.screens.base import WorkFailed, describe
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.highlight import highlighted
-from memoryctl.widgets.modals import ConfirmScreen
-from memoryctl.wording import counted
+from memoryctl.tui.screens.base import WorkFailed, describe
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.highlight import highlighted
+from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory

@@ -7,7 +7,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from memoryctl.cli import UserError, emit_json, note, open_vault, say
+from memoryctl.cli.common import UserError, emit_json, note, open_vault, say
 from memoryctl.memory import parse_moment
 from memoryctl.storage.config import FORMATS
 

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from memoryctl.tui.keys import bound_actions
+
 if TYPE_CHECKING:
-    from memoryctl.app import MemoryApp
+    from memoryctl.tui.app import MemoryApp
 
 MEMORY_HITS = 12
 
@@ -20,8 +22,6 @@ class ActionCommands(Provider):
     """The actions behind the keys of the app and of the screen the palette opened over."""
 
     def _actions(self) -> list[tuple[str, str, partial[object]]]:
-        from memoryctl.app import bound_actions
-
         app = self.app
         return [
             (f"{binding.description}: {binding.tooltip}", binding.tooltip, command)
@@ -47,7 +47,7 @@ class MemoryCommands(Provider):
         app: MemoryApp = self.app  # type: ignore[assignment]
         if not query.strip():
             return
-        from memoryctl.screens.base import opened_index
+        from memoryctl.tui.screens.base import opened_index
 
         def find() -> list[tuple[str, str]]:
             index = opened_index(app.vault)

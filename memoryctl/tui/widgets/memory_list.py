@@ -25,8 +25,8 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from memoryctl.corrections import ReachSource, overtaken
-from memoryctl.list_filter import ListFilter
 from memoryctl.memory import KINDS, Memory, marks
+from memoryctl.tui.list_filter import ListFilter
 
 PAGE_SIZE = 100
 KEEP_PAGES = 8

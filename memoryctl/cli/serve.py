@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memoryctl.cli import UserError, emit_json, find_vault, note, say
+from memoryctl.cli.common import UserError, emit_json, find_vault, note, say
 
 DEFAULT_PORT = 8765
 
@@ -58,7 +58,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    from memoryctl import agents, mcp_server
+    from memoryctl.mcp import agents
+    from memoryctl.mcp import server as mcp_server
 
     profile = args.profile
     if not args.http and args.agent:
@@ -118,7 +119,7 @@ def _vault_root(args: argparse.Namespace) -> Path:
 
 
 def cmd_agents_add(args: argparse.Namespace) -> None:
-    from memoryctl import agents
+    from memoryctl.mcp import agents
     from memoryctl.storage.vault import Vault
 
     vault = Vault(find_vault(args.vault))
@@ -138,7 +139,7 @@ def cmd_agents_add(args: argparse.Namespace) -> None:
 
 
 def cmd_agents_list(args: argparse.Namespace) -> None:
-    from memoryctl import agents
+    from memoryctl.mcp import agents
 
     root = _vault_root(args)
     listed = agents.list_agents(root)
@@ -154,7 +155,7 @@ def cmd_agents_list(args: argparse.Namespace) -> None:
 
 
 def cmd_agents_revoke(args: argparse.Namespace) -> None:
-    from memoryctl import agents
+    from memoryctl.mcp import agents
 
     agent = agents.revoke_agent(_vault_root(args), args.name)
     if args.json:

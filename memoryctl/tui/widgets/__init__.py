@@ -1,6 +1,6 @@
 """Widgets of the memoryctl TUI, one module per area of the screen."""
 
-from memoryctl.widgets.memory_list import MemoryList, Row, RowPages
-from memoryctl.widgets.memory_view import MemoryView
+from memoryctl.tui.widgets.memory_list import MemoryList, Row, RowPages
+from memoryctl.tui.widgets.memory_view import MemoryView
 
 __all__ = ["MemoryList", "MemoryView", "Row", "RowPages"]

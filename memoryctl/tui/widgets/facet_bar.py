@@ -16,8 +16,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Select
 
-from memoryctl.list_filter import ListFilter
 from memoryctl.memory import KINDS, STATUSES
+from memoryctl.tui.list_filter import ListFilter
 
 PINNED_CHOICES = (("pinned", "yes"), ("not pinned", "no"))
 

@@ -22,11 +22,11 @@ from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
 from memoryctl.actions import utcnow
-from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
-from memoryctl.widgets.diff import diff_content
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.modals import ConfirmScreen
-from memoryctl.wording import counted
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.widgets.diff import diff_content
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.audit import Retirement

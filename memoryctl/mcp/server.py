@@ -32,14 +32,17 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from memoryctl import __version__, agent_view, agent_writes, agents
-from memoryctl.agent_guidance import (
+from memoryctl import __version__
+from memoryctl.mcp import agents
+from memoryctl.mcp import view as agent_view
+from memoryctl.mcp import writes as agent_writes
+from memoryctl.mcp.guidance import (
     DEPRECATES_FIELD,
     PROMPT_NAME,
     REMEMBER_DESCRIPTION,
     SYSTEM_PROMPT,
 )
-from memoryctl.agent_view import Caller
+from memoryctl.mcp.view import Caller
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, load_config
 from memoryctl.storage.gitrepo import GitError
 from memoryctl.storage.vault import Vault, VaultError

@@ -17,10 +17,10 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Header, Static, TextArea
 
-from memoryctl.screens.base import FilesChanged, WorkFailed, describe
-from memoryctl.widgets.diff import text_diff
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.modals import ConfirmScreen
+from memoryctl.tui.screens.base import FilesChanged, WorkFailed, describe
+from memoryctl.tui.widgets.diff import text_diff
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.modals import ConfirmScreen
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory

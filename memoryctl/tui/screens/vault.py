@@ -24,14 +24,14 @@ from textual.widgets import Header, Input
 from textual.worker import get_current_worker
 
 from memoryctl.corrections import now_lines
-from memoryctl.list_filter import ListFilter, narrowed
 from memoryctl.memory import Memory
-from memoryctl.screens.base import opened_index, stored_index
-from memoryctl.widgets import MemoryList, MemoryView, Row, RowPages
-from memoryctl.widgets.facet_bar import FacetBar
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.memory_list import PAGE_SIZE
-from memoryctl.widgets.memory_view import OPEN_HINT, Shown
+from memoryctl.tui.list_filter import ListFilter, narrowed
+from memoryctl.tui.screens.base import opened_index, stored_index
+from memoryctl.tui.widgets import MemoryList, MemoryView, Row, RowPages
+from memoryctl.tui.widgets.facet_bar import FacetBar
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.memory_list import PAGE_SIZE
+from memoryctl.tui.widgets.memory_view import OPEN_HINT, Shown
 
 if TYPE_CHECKING:
     from memoryctl.storage.index import Index

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memoryctl.cli import UserError, emit_json, finish, note, open_vault, read_body, say
+from memoryctl.cli.common import UserError, emit_json, finish, note, open_vault, read_body, say
 
 Command = Callable[[str, Callable[..., None], str], argparse.ArgumentParser]
 

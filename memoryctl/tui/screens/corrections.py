@@ -16,11 +16,11 @@ from textual.message import Message
 from textual.widgets import Header, OptionList
 from textual.widgets.option_list import Option
 
-from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.highlight import highlighted
-from memoryctl.widgets.modals import ConfirmScreen
-from memoryctl.wording import counted
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.highlight import highlighted
+from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -228,7 +228,7 @@ class CorrectionsScreen(AppScreen):
         self.read_reach(message.correction.id)
 
     def action_new(self) -> None:
-        from memoryctl.screens.new_correction import NewCorrectionScreen
+        from memoryctl.tui.screens.new_correction import NewCorrectionScreen
 
         self.app.push_screen(NewCorrectionScreen(self.vault), self._written)
 

@@ -18,11 +18,11 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Select
 from textual.widgets.option_list import Option
 
-from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.pick_memory import PickMemoryScreen
-from memoryctl.widgets.token_meter import TokenMeter
-from memoryctl.wording import counted
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.pick_memory import PickMemoryScreen
+from memoryctl.tui.widgets.token_meter import TokenMeter
+from memoryctl.tui.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory

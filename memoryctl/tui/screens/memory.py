@@ -19,13 +19,13 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
-from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
-from memoryctl.widgets import MemoryView
-from memoryctl.widgets.diff import diff_content
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.memory_view import Shown
-from memoryctl.widgets.modals import AskScreen
-from memoryctl.wording import counted
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.widgets import MemoryView
+from memoryctl.tui.widgets.diff import diff_content
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.memory_view import Shown
+from memoryctl.tui.widgets.modals import AskScreen
+from memoryctl.tui.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -387,7 +387,7 @@ class MemoryScreen(AppScreen):
         self.post_message(self.Done(updated, "Pinned" if pinned else "Unpinned"))
 
     def action_edit(self) -> None:
-        from memoryctl.screens.editor import EditorScreen
+        from memoryctl.tui.screens.editor import EditorScreen
 
         if self.memory is not None:
             self.app.push_screen(EditorScreen(self.vault, self.memory), self._edited)

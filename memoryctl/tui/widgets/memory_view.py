@@ -19,7 +19,7 @@ OVERTAKEN_NOTICE = "~ A newer correction overtakes this memory: see the now: lin
 
 def memory_fields(memory: Memory) -> list[tuple[str, str]]:
     """The frontmatter a person reads, as (name, value) pairs; empty values left out."""
-    from memoryctl.agents import agent_of  # not at the top: the list paints without it
+    from memoryctl.mcp.agents import agent_of  # not at the top: the list paints without it
 
     source = memory.source_kind or ""
     if memory.source_ref:

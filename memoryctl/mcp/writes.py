@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoryctl.actions import NewMemory, utcnow
-from memoryctl.agent_view import AgentRefused, Caller, hidden, visible_memory
-from memoryctl.agents import commit_trailer, source_ref_for
+from memoryctl.mcp.agents import commit_trailer, source_ref_for
+from memoryctl.mcp.view import AgentRefused, Caller, hidden, visible_memory
 from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
 from memoryctl.reach import GuardTripped, correct
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, VaultConfig

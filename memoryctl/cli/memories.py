@@ -1,135 +1,27 @@
-"""The `memoryctl` command. Each command is a thin function over the core.
-
-Exit codes: 0 on success, 1 on a user error (one line on stderr), 2 on a usage error.
-"""
+"""Commands on memories: init, add, correct, reach, detach, show, list, search, pin, edit."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
-import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from memoryctl import __version__
-from memoryctl.memory import KINDS, STATUSES, VISIBILITIES, Memory, marks
-
-EXIT_USER = 1
-EXIT_USAGE = 2
-
-
-class UserError(Exception):
-    pass
-
-
-# --- output ---------------------------------------------------------------------------
-
-
-def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
-def say(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
-
-
-def note(text: str) -> None:
-    sys.stderr.write(text + "\n")
-
-
-def short(memory: Memory) -> dict[str, str]:
-    return {"id": memory.id, "title": memory.title, "path": memory.path}
-
-
-def line_for(memory: Memory, overtaken: bool = False) -> str:
-    when = memory.created[:10]
-    return f"{marks(memory, overtaken)} {memory.id}  {when}  {memory.kind:<10}  {memory.title}"
-
-
-# --- vault resolution -------------------------------------------------------------------
-
-
-def user_config_path() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("memoryctl")) / "config.toml"
-
-
-def default_vault() -> Path | None:
-    path = user_config_path()
-    if not path.is_file():
-        return None
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, OSError) as error:
-        raise UserError(f"{path}: {error}") from None
-    value = data.get("vault")
-    return Path(value).expanduser() if isinstance(value, str) else None
-
-
-def find_vault(explicit: str | None) -> Path:
-    """--vault, then $MEMORYCTL_VAULT, then the user's default, then the current folder."""
-    from memoryctl.storage.vault import is_vault
-
-    for candidate, origin in (
-        (explicit, "--vault"),
-        (os.environ.get("MEMORYCTL_VAULT"), "MEMORYCTL_VAULT"),
-    ):
-        if candidate:
-            path = Path(candidate).expanduser()
-            if not path.is_dir():
-                raise UserError(f"{origin} {candidate}: no such folder")
-            return path
-    configured = default_vault()
-    if configured is not None:
-        if not configured.is_dir():
-            raise UserError(
-                f"the default vault {configured} (from {user_config_path()}) is missing"
-            )
-        return configured
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if is_vault(folder):
-            return folder
-    raise UserError(
-        "no vault here: pass --vault PATH, set MEMORYCTL_VAULT, or run `memoryctl init PATH`"
-    )
-
-
-def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start-up time)
-    from memoryctl.storage.vault import Vault
-
-    root = find_vault(args.vault)
-    vault = Vault(root)
-    args.opened_vault = vault  # closed by main() when the command ends
-    _ = vault.index
-    for text in vault.notices:
-        note(text)
-    vault.index.notices.clear()
-    if vault.last_sync and vault.last_sync.problems and not getattr(args, "quiet_problems", False):
-        count = len(vault.last_sync.problems)
-        note(f"{count} file(s) could not be read as memories; `memoryctl doctor` lists them.")
-    return vault
-
-
-def finish(vault) -> None:
-    for text in vault.notices:
-        note(text)
-
-
-def read_body(value: str | None) -> str:
-    if value is None:
-        raise UserError("give the memory's text, or - to read it from standard input")
-    if value == "-":
-        return sys.stdin.read()
-    return value
-
-
-# --- commands ---------------------------------------------------------------------------
+from memoryctl.cli.common import (
+    UserError,
+    emit_json,
+    finish,
+    line_for,
+    note,
+    open_vault,
+    read_body,
+    say,
+    short,
+)
+from memoryctl.memory import KINDS, STATUSES, VISIBILITIES, Memory
 
 
 def cmd_init(args: argparse.Namespace) -> None:
@@ -403,152 +295,7 @@ def cmd_edit(args: argparse.Namespace) -> None:
         say(f"Saved: {updated.title} [{updated.id}]")
 
 
-def cmd_reindex(args: argparse.Namespace) -> None:
-    from memoryctl.storage.index import Index, remove_index
-
-    vault = _vault_without_sync(args)
-    if args.full:
-        remove_index(vault.db_path)  # --full rebuilds from nothing but the vault's files
-    index = Index.open(vault.db_path, vault.root, vault.config)
-    progress = _progress_printer() if sys.stderr.isatty() and not args.json else None
-    try:
-        report = index.sync(progress=progress)
-    finally:
-        index.close()
-    for text in index.notices:
-        note(text)
-    data = {
-        "scanned": report.scanned,
-        "added": report.added,
-        "changed": report.changed,
-        "removed": report.removed,
-        "renamed": report.renamed,
-        "unchanged": report.unchanged,
-        "problems": [{"path": p, "reason": r} for p, r in report.problems],
-        "seconds": round(report.seconds, 3),
-    }
-    if args.json:
-        emit_json(data)
-        return
-    say(
-        f"Indexed {report.scanned} files in {report.seconds:.2f} s: {report.added} added, "
-        f"{report.changed} changed, {report.renamed} renamed, {report.removed} removed."
-    )
-    for path, reason in report.problems:
-        note(f"{path}: {reason}")
-
-
-def _vault_without_sync(args: argparse.Namespace):
-    from memoryctl.storage.vault import Vault
-
-    return Vault(find_vault(args.vault))
-
-
-def _progress_printer() -> Callable[[int, int], None]:
-    def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\rIndexing {done}/{total} files…")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
-
-
-def cmd_doctor(args: argparse.Namespace) -> None:
-    from memoryctl.doctor import diagnose
-
-    vault = open_vault(args)
-    findings = diagnose(vault)
-    if args.json:
-        emit_json([f.as_json() for f in findings])
-    elif not findings:
-        say("No problems found.")
-    else:
-        for finding in findings:
-            say(finding.line())
-    if any(f.severity == "error" for f in findings):
-        raise SystemExit(EXIT_USER)
-
-
-def cmd_history(args: argparse.Namespace) -> None:
-    from memoryctl.storage import gitrepo
-
-    vault = open_vault(args)
-    memory = vault.resolve(args.id)
-    if not vault.is_git:
-        raise UserError(f"{vault.root} is not a git repository, so there is no history")
-    commits = gitrepo.history(vault.root, memory.path)
-    if args.json:
-        emit_json([c.__dict__ for c in commits])
-        return
-    if not commits:
-        say(f"{memory.path} has no commits yet.")
-    for commit in commits:
-        say(f"commit {commit.sha}\ndate   {commit.date}\npath   {commit.path}")
-        say(f"\n    {commit.subject}\n")
-        say(commit.diff)
-        say()
-
-
-def cmd_watch(args: argparse.Namespace) -> None:
-    from memoryctl.storage.watch import watch_vault
-
-    vault = open_vault(args)
-    note(f"Watching {vault.root} (ctrl+c to stop)…")
-    try:
-        for report, paths in watch_vault(vault):
-            if args.json:
-                emit_json({"paths": paths, "changed": report.touched})
-            else:
-                say(f"Re-indexed {len(paths)} file(s): {', '.join(paths[:5])}")
-            sys.stdout.flush()
-    except KeyboardInterrupt:
-        pass
-
-
-def cmd_tui(args: argparse.Namespace) -> None:
-    from memoryctl.app import run_app
-    from memoryctl.storage.vault import Vault
-
-    root = Path(args.path).expanduser() if getattr(args, "path", None) else find_vault(args.vault)
-    if not root.is_dir():
-        raise UserError(f"{root}: no such folder")
-    run_app(Vault(root))
-
-
-# --- parser -----------------------------------------------------------------------------
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"memoryctl: {message}\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    def common_options(suppress: bool) -> argparse.ArgumentParser:
-        # Options a user may give before or after the command; on the command's own
-        # parser their defaults are suppressed so they never undo what came before it.
-        common = argparse.ArgumentParser(add_help=False)
-        default = {"default": argparse.SUPPRESS} if suppress else {}
-        common.add_argument("--vault", metavar="PATH", help="the vault folder", **default)
-        common.add_argument("--json", action="store_true", help="print JSON", **default)
-        return common
-
-    common = common_options(suppress=True)
-    parser = Parser(
-        prog="memoryctl",
-        description="Keep an AI agent's memory correct. With no command, opens the TUI.",
-        parents=[common_options(suppress=False)],
-    )
-    parser.add_argument("--version", action="version", version=f"memoryctl {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-
-    def command(name: str, func: Callable[..., None], help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help, parents=[common])
-        p.set_defaults(func=func)
-        return p
-
+def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("init", cmd_init, "create a vault (a git repository with memoryctl.toml)")
     p.add_argument("path", nargs="?", metavar="PATH")
 
@@ -606,56 +353,3 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", metavar="ID")
     p = command("unpin", lambda a: cmd_pin(a, False), "unpin a memory")
     p.add_argument("id", metavar="ID")
-
-    p = command("reindex", cmd_reindex, "bring the index up to date")
-    p.add_argument("--full", action="store_true", help="rebuild the index from scratch")
-    command("doctor", cmd_doctor, "report unreadable files, duplicate ids and other problems")
-    p = command("history", cmd_history, "a memory's commits and diffs")
-    p.add_argument("id", metavar="ID")
-    command("watch", cmd_watch, "keep the index current while files change")
-    p = command("tui", cmd_tui, "open the terminal UI")
-    p.add_argument("path", nargs="?", metavar="VAULT")
-
-    from memoryctl import cli_bundle, cli_mcp, cli_review
-
-    cli_bundle.register(command)
-    cli_mcp.register(command)
-    cli_review.register(command)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_:  # --help, --version and usage errors
-        return int(exit_.code or 0)
-    if args.command is None:
-        args.func = cmd_tui
-        args.path = None
-    try:
-        args.func(args)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    except KeyboardInterrupt:
-        note("interrupted")
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as error:  # every error reaches the user as one line, never a traceback
-        from memoryctl.errors import describe
-
-        message, code = describe(error)
-        note(f"memoryctl: {message}")
-        if os.environ.get("MEMORYCTL_DEBUG"):
-            raise
-        return code
-    finally:
-        vault = getattr(args, "opened_vault", None)
-        if vault is not None:
-            vault.close()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

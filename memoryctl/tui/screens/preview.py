@@ -18,10 +18,10 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static, TextArea
 
-from memoryctl.screens.base import AppScreen, WorkFailed, describe, opened_index
-from memoryctl.widgets.export_dialog import ExportChoice, ExportScreen
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.token_meter import TokenMeter
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.widgets.export_dialog import ExportChoice, ExportScreen
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.token_meter import TokenMeter
 
 if TYPE_CHECKING:
     from memoryctl.bundle import Bundle

@@ -18,13 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 
-from memoryctl.screens.base import AppScreen, WorkFailed, describe
-from memoryctl.widgets.footer import KeysFooter
-from memoryctl.widgets.modals import ConfirmScreen
-from memoryctl.wording import counted
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe
+from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.wording import counted
 
 if TYPE_CHECKING:
-    from memoryctl.agents import Agent
+    from memoryctl.mcp.agents import Agent
     from memoryctl.storage.vault import Vault
 
 NO_AGENTS = (
@@ -76,7 +76,7 @@ class AgentsScreen(AppScreen):
             "r",
             "revoke",
             "Revoke",
-            id="memoryctl.agents.revoke",
+            id="memoryctl.mcp.agents.revoke",
             tooltip="Revoke the agent under the cursor: its token stops working",
         ),
     ]
@@ -123,7 +123,7 @@ class AgentsScreen(AppScreen):
 
     @work(thread=True, exclusive=True, group="agents", exit_on_error=False)
     def read(self) -> None:
-        from memoryctl.agents import keyring_problem, list_agents
+        from memoryctl.mcp.agents import keyring_problem, list_agents
 
         try:
             found = list_agents(self.vault.root)
@@ -135,7 +135,7 @@ class AgentsScreen(AppScreen):
 
     @work(thread=True, exclusive=True, group="agents-write", exit_on_error=False)
     def revoke(self, agent: Agent) -> None:
-        from memoryctl.agents import KeyringUnavailable, revoke_agent
+        from memoryctl.mcp.agents import KeyringUnavailable, revoke_agent
 
         try:
             revoked = revoke_agent(self.vault.root, agent.name)

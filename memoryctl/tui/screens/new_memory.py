@@ -16,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, TextArea
 
 from memoryctl.memory import KINDS
-from memoryctl.screens.base import WorkFailed, describe
-from memoryctl.widgets.modals import DIALOG_CSS
+from memoryctl.tui.screens.base import WorkFailed, describe
+from memoryctl.tui.widgets.modals import DIALOG_CSS
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory

@@ -3,64 +3,26 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.dom import DOMNode
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from memoryctl.screens.base import FilesChanged
-from memoryctl.screens.palette import ActionCommands, MemoryCommands
-from memoryctl.screens.vault import VaultScreen
-from memoryctl.tui_state import save_theme, saved_theme, state_path
+from memoryctl.tui.keys import registered_bindings
+from memoryctl.tui.screens.base import FilesChanged
+from memoryctl.tui.screens.palette import ActionCommands, MemoryCommands
+from memoryctl.tui.screens.vault import VaultScreen
+from memoryctl.tui.state import save_theme, saved_theme, state_path
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
-    from memoryctl.screens.memory import MemoryScreen
     from memoryctl.storage.vault import Vault
-    from memoryctl.widgets.memory_view import Shown
-
-BINDING_PREFIX = "memoryctl."
-
-
-def registered_bindings(nodes: Iterable[DOMNode]) -> list[Binding]:
-    """memoryctl's own bindings on these nodes, once each: the registry help is drawn from."""
-    found: dict[str, Binding] = {}
-    for node in nodes:
-        for binding in node.BINDINGS:
-            if isinstance(binding, Binding) and (binding.id or "").startswith(BINDING_PREFIX):
-                found.setdefault(binding.id or "", binding)
-    return list(found.values())
-
-
-def bound_actions(
-    app: App[object], screen: Screen[object]
-) -> list[tuple[Binding, partial[object]]]:
-    """Each of memoryctl's keys on the app and this screen, with the call it makes: the
-    command palette offers every one of them."""
-    found: dict[str, tuple[Binding, partial[object]]] = {}
-    for node in [app, screen, *screen.query("*")]:
-        for binding in node.BINDINGS:
-            if not isinstance(binding, Binding) or not (binding.id or "").startswith(
-                BINDING_PREFIX
-            ):
-                continue
-            if binding.id in PALETTE_SKIPS or binding.id in found:
-                continue
-            found[binding.id] = (binding, partial(app.run_action, binding.action, node))
-    return list(found.values())
-
-
-# Moving a cursor is not something a person looks for in a palette.
-PALETTE_SKIPS = frozenset(
-    f"memoryctl.list.{key}" for key in ("up", "down", "page-up", "page-down", "first", "last")
-) | {"memoryctl.help-alt", "memoryctl.filter.to-list"}
+    from memoryctl.tui.screens.memory import MemoryScreen
+    from memoryctl.tui.widgets.memory_view import Shown
 
 # The screens, in the order of their number keys: (mode, key, name, what it is for).
 MEMORY_SCREEN = "memory"  # the one Memory screen the app keeps (see `open_memory`)
@@ -163,11 +125,11 @@ class MemoryApp(App[None]):
         self._memory_screen: MemoryScreen | None = None
         self.state_file = state_path()
         self._theme_remembered: str | None = None
-        from memoryctl.screens.agents import AgentsScreen
-        from memoryctl.screens.corrections import CorrectionsScreen
-        from memoryctl.screens.pins import PinsScreen
-        from memoryctl.screens.preview import PreviewScreen
-        from memoryctl.screens.review import ReviewScreen
+        from memoryctl.tui.screens.agents import AgentsScreen
+        from memoryctl.tui.screens.corrections import CorrectionsScreen
+        from memoryctl.tui.screens.pins import PinsScreen
+        from memoryctl.tui.screens.preview import PreviewScreen
+        from memoryctl.tui.screens.review import ReviewScreen
 
         self.add_mode("vault", lambda: VaultScreen(vault, watch=watch))
         self.add_mode("pins", lambda: PinsScreen(vault))
@@ -222,7 +184,7 @@ class MemoryApp(App[None]):
         self.call_later(self._open_memory, memory_id, shown)
 
     async def _open_memory(self, memory_id: str, shown: Shown | None) -> None:
-        from memoryctl.screens.memory import MemoryScreen
+        from memoryctl.tui.screens.memory import MemoryScreen
 
         # One Memory screen is kept and shown again: building its widgets costs more than
         # the rest of opening a memory. A memory opened from it gets a screen of its own.
@@ -240,7 +202,7 @@ class MemoryApp(App[None]):
 
     def action_new_memory(self) -> None:
         """Write a new memory in a small form; the vault list shows it once it is saved."""
-        from memoryctl.screens.new_memory import NewMemoryScreen
+        from memoryctl.tui.screens.new_memory import NewMemoryScreen
 
         if not isinstance(self.screen, ModalScreen):
             self.push_screen(NewMemoryScreen(self.vault), self._memory_added)

@@ -1,0 +1,91 @@
+"""What every command shares: output, errors, and opening the vault."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from memoryctl.memory import Memory, marks
+
+EXIT_USER = 1
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    pass
+
+
+# --- output ---------------------------------------------------------------------------
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def note(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def short(memory: Memory) -> dict[str, str]:
+    return {"id": memory.id, "title": memory.title, "path": memory.path}
+
+
+def line_for(memory: Memory, overtaken: bool = False) -> str:
+    when = memory.created[:10]
+    return f"{marks(memory, overtaken)} {memory.id}  {when}  {memory.kind:<10}  {memory.title}"
+
+
+# --- vault resolution -------------------------------------------------------------------
+
+
+def find_vault(explicit: str | None) -> Path:
+    """--vault, then $MEMORYCTL_VAULT, then the user's default, then the current folder."""
+    from memoryctl.storage import location
+
+    try:
+        return location.find_vault(explicit)
+    except location.NoSuchFolder as error:
+        origin = "--vault" if error.origin == "explicit" else location.ENV_VAULT
+        raise UserError(f"{origin} {error.path}: no such folder") from None
+    except location.NoVaultHere:
+        raise UserError(
+            "no vault here: pass --vault PATH, set MEMORYCTL_VAULT, or run `memoryctl init PATH`"
+        ) from None
+    except location.VaultNotFound as error:
+        raise UserError(str(error)) from None
+
+
+def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start-up time)
+    from memoryctl.storage.vault import Vault
+
+    root = find_vault(args.vault)
+    vault = Vault(root)
+    args.opened_vault = vault  # closed by main() when the command ends
+    _ = vault.index
+    for text in vault.notices:
+        note(text)
+    vault.index.notices.clear()
+    if vault.last_sync and vault.last_sync.problems and not getattr(args, "quiet_problems", False):
+        count = len(vault.last_sync.problems)
+        note(f"{count} file(s) could not be read as memories; `memoryctl doctor` lists them.")
+    return vault
+
+
+def finish(vault) -> None:
+    for text in vault.notices:
+        note(text)
+
+
+def read_body(value: str | None) -> str:
+    if value is None:
+        raise UserError("give the memory's text, or - to read it from standard input")
+    if value == "-":
+        return sys.stdin.read()
+    return value

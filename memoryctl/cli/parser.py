@@ -1,0 +1,92 @@
+"""The `memoryctl` command: the parser and the entry point. Each command is a thin
+function over the core, in the module of its group.
+
+Exit codes: 0 on success, 1 on a user error (one line on stderr), 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from memoryctl import __version__
+from memoryctl.cli.common import EXIT_USAGE, note
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"memoryctl: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    def common_options(suppress: bool) -> argparse.ArgumentParser:
+        # Options a user may give before or after the command; on the command's own
+        # parser their defaults are suppressed so they never undo what came before it.
+        common = argparse.ArgumentParser(add_help=False)
+        default = {"default": argparse.SUPPRESS} if suppress else {}
+        common.add_argument("--vault", metavar="PATH", help="the vault folder", **default)
+        common.add_argument("--json", action="store_true", help="print JSON", **default)
+        return common
+
+    common = common_options(suppress=True)
+    parser = Parser(
+        prog="memoryctl",
+        description="Keep an AI agent's memory correct. With no command, opens the TUI.",
+        parents=[common_options(suppress=False)],
+    )
+    parser.add_argument("--version", action="version", version=f"memoryctl {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def command(name: str, func: Callable[..., None], help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, parents=[common])
+        p.set_defaults(func=func)
+        return p
+
+    from memoryctl.cli import bundle, maintenance, memories, review, serve
+
+    for group in (memories, maintenance, bundle, serve, review):
+        group.register(command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version and usage errors
+        return int(exit_.code or 0)
+    if args.command is None:
+        from memoryctl.cli.maintenance import cmd_tui
+
+        args.func = cmd_tui
+        args.path = None
+    try:
+        args.func(args)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    except KeyboardInterrupt:
+        note("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # every error reaches the user as one line, never a traceback
+        from memoryctl.errors import describe
+
+        message, code = describe(error)
+        note(f"memoryctl: {message}")
+        if os.environ.get("MEMORYCTL_DEBUG"):
+            raise
+        return code
+    finally:
+        vault = getattr(args, "opened_vault", None)
+        if vault is not None:
+            vault.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The terminal face: the Textual app, its screens and widgets, and TUI-only helpers."""
