@@ -7,8 +7,10 @@ code-anchored memory is judged against `now` only when a caller passes one.
 
 Order: the pins, in the person's order and all of them whatever the budget; then the
 memories recalled for the message, best first, until the budget is spent. Beneath
-each, the `now:` lines of the corrections that reach it. Then the conflicts between
-typed facts. Everything that matched but was held back is listed with its reason.
+each, the `now:` lines of the corrections that reach it and a `newer` line for each
+newer memory (or pending proposal) that contests it. Then the conflicts between typed
+facts. Everything that matched but was held back is listed with its reason. No text is
+carried twice: a line naming a memory already shown above points at it by its head.
 """
 
 from __future__ import annotations
@@ -17,14 +19,42 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from memoryctl.contested import ASKS, Contest, contested
 from memoryctl.corrections import now_lines
 from memoryctl.memory import Memory, parse_moment
+from memoryctl.proposals import Proposal
+from memoryctl.rules import Predicate
 from memoryctl.storage.config import Profile, VaultConfig
+from memoryctl.storage.contest_queries import naming_in_retires, newest_facts
 from memoryctl.storage.index import Index
 from memoryctl.tokens import Counter, counter
 
 HEADER = "# Memory"
 SECTION_TITLES = {"pinned": "Pinned", "recalled": "Relevant memories", "conflicts": "Conflicts"}
+# A line that names a memory already shown above gives only this many of its words.
+HEAD_WORDS = 12
+WHY_WORDS = {
+    "retires": "retires this",
+    "replaces": "replaces this",
+    "excludes": "excludes this",
+    "proposed": "proposed to retire this",
+}
+
+
+@dataclass(frozen=True)
+class Beneath:
+    """One line beneath an entry that names another memory (or a pending proposal).
+
+    `kind` is `now` (a correction) or `newer` (a contest). `above` says where the named
+    memory is already shown in full (`pinned` or `recalled`), when the line points at it
+    instead of repeating it.
+    """
+
+    kind: str
+    line: str
+    memory: Memory | None = None
+    contest: Contest | None = None
+    above: str | None = None
 
 
 @dataclass(frozen=True)
@@ -34,6 +64,11 @@ class Entry:
     tokens: int
     now: tuple[Memory, ...] = ()
     notes: tuple[str, ...] = ()
+    beneath: tuple[Beneath, ...] = ()
+
+    @property
+    def newer(self) -> tuple[Beneath, ...]:
+        return tuple(b for b in self.beneath if b.kind == "newer")
 
 
 @dataclass(frozen=True)
@@ -178,9 +213,46 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def render_block(memory: Memory, now: Sequence[Memory], notes: Sequence[str]) -> str:
+def head(text: str, words: int = HEAD_WORDS) -> str:
+    """The first words of a text, marked as cut when they are not all of it."""
+    parts = text.split()
+    return " ".join(parts) if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+def _named(memory: Memory, above: str | None) -> str:
+    """A memory named on a line beneath another: in full, or by its head when it is
+    already shown in full above."""
+    if above is None:
+        return f"{_one_line(memory.text)}{provenance_suffix(memory)}"
+    return f"({above}) {head(memory.text)}"
+
+
+def now_line(correction: Memory, above: str | None = None) -> str:
+    return f"now: {_named(correction, above)}"
+
+
+def newer_line(contest: Contest, above: str | None = None) -> str:
+    """`newer (DATE, WHY): TEXT`, or for a pending proposal that names no newer memory,
+    `pending (DATE): a proposal to ACTION awaits the person's decision`."""
+    if contest.newer is None:
+        ask = ASKS.get(contest.action or "", "change this")
+        return f"pending ({contest.date}): a proposal to {ask} awaits the person's decision"
+    why = WHY_WORDS[contest.why]
+    if contest.why == "proposed" and contest.action:
+        why = f"proposed to {ASKS.get(contest.action, 'change this')}"
+    return f"newer ({contest.date}, {why}): {_named(contest.newer, above)}"
+
+
+def render_block(
+    memory: Memory,
+    now: Sequence[Memory],
+    notes: Sequence[str],
+    beneath: Sequence[Beneath] | None = None,
+) -> str:
     lines = [f"- {_one_line(memory.text)}{provenance_suffix(memory)}"]
-    lines += [f"    now: {_one_line(c.text)}{provenance_suffix(c)}" for c in now]
+    if beneath is None:
+        beneath = [Beneath("now", now_line(c), c) for c in now]
+    lines += [f"    {b.line}" for b in beneath]
     lines += [f"    {_one_line(n)}" for n in notes]
     return "\n".join(lines)
 
@@ -257,11 +329,33 @@ class _Builder:
             return False
         return True
 
-    def entry(self, memory: Memory, now: Sequence[Memory]) -> Entry:
-        visible = [c for c in now if self.sees(c)]
+    def entry(
+        self,
+        memory: Memory,
+        now: Sequence[Memory],
+        contests: Sequence[Contest] = (),
+        above: Mapping[str, str] | None = None,
+    ) -> Entry:
+        """A memory's lines. `above` maps the memories already shown in full (or
+        pinned) to where; a line naming one of them points at it instead."""
+        above = above or {}
+        beneath = [
+            Beneath("now", now_line(c, above.get(c.id)), c, above=above.get(c.id))
+            for c in now
+            if self.sees(c)
+        ]
+        for contest in contests:
+            newer = contest.newer
+            if newer is not None and not self.sees(newer):
+                continue  # a profile that may not see the newer memory gets no line
+            where = above.get(newer.id) if newer is not None else None
+            beneath.append(Beneath("newer", newer_line(contest, where), newer, contest, where))
+        visible = tuple(b.memory for b in beneath if b.kind == "now" and b.memory is not None)
         notes = [n for n in (age_note(memory, self.now, self.age_days),) if n]
-        block = render_block(memory, visible, notes)
-        return Entry(memory, block, self.counter.count(block), tuple(visible), tuple(notes))
+        block = render_block(memory, visible, notes, beneath)
+        return Entry(
+            memory, block, self.counter.count(block), visible, tuple(notes), tuple(beneath)
+        )
 
 
 def build_bundle(
@@ -274,8 +368,14 @@ def build_bundle(
     now: dt.datetime | None = None,
     excludes: Mapping[str, frozenset[str]] | None = None,
     count: Counter | None = None,
+    registry: Mapping[str, Predicate] | None = None,
+    pending: Sequence[Proposal] = (),
 ) -> Bundle:
-    """Build the bundle for a profile and (optionally) the user's next message."""
+    """Build the bundle for a profile and (optionally) the user's next message.
+
+    `registry` (the predicate registry) and `pending` (the proposals waiting for the
+    person) decide which shown memories are contested; without them only `retires` does.
+    """
     limit = budget if budget is not None else profile.budget
     if limit < 1:
         raise ValueError("the budget must be at least 1 token")
@@ -311,22 +411,42 @@ def build_bundle(
         chosen.append(memory)
 
     heads = now_lines(index, [*kept_pins, *chosen])
-    builder.beside_ancestors = _ancestors(index, [c for cs in heads.values() for c in cs])
-    pinned = [builder.entry(m, heads[m.id]) for m in kept_pins]
+    contests = _contests(index, [*kept_pins, *chosen], registry, excludes, pending)
+    beside = [c for cs in heads.values() for c in cs]
+    beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
+    builder.beside_ancestors = _ancestors(index, beside)
+    # A pin is always whole: every line that names one points at it.
+    above = {m.id: "pinned" for m in kept_pins}
+    carried: dict[str, str] = {}  # a memory shown in full beneath an entry -> the reason
+
+    def carry(entry: Entry) -> None:
+        for line in entry.beneath:
+            if line.memory is not None and line.above is None:
+                where = "on a now: line" if line.kind == "now" else "as the newer memory"
+                carried.setdefault(line.memory.id, f"shown beneath {entry.memory.id} {where}")
+
+    pinned = [builder.entry(m, heads[m.id], contests.get(m.id, ()), above) for m in kept_pins]
+    for entry in pinned:
+        carry(entry)
     # Start from what the pins take in the text, headings included, not from their sum.
     used = tokens.count(render_text(pinned, [], [], tokens)[0] if pinned else HEADER)
     used += tokens.count(f"## {SECTION_TITLES['recalled']}")
     recalled: list[Entry] = []
     for memory in chosen:
+        if memory.id in carried:  # its text is in the bundle already, once
+            builder.exclude(memory, carried[memory.id])
+            continue
         if len(recalled) >= profile.recall:
             builder.exclude(memory, f"over the profile's recall limit ({profile.recall})")
             continue
-        entry = builder.entry(memory, heads[memory.id])
+        entry = builder.entry(memory, heads[memory.id], contests.get(memory.id, ()), above)
         if used + entry.tokens > limit:
             builder.exclude(memory, "over budget")
             continue
         recalled.append(entry)
         used += entry.tokens
+        above[memory.id] = "recalled above"
+        carry(entry)
 
     shown = [e.memory for e in (*pinned, *recalled)]
     conflicts: list[Conflict] = []
@@ -367,6 +487,42 @@ def build_bundle(
         sections=sections,
         used=total,
         warnings=tuple(warnings),
+    )
+
+
+def _contests(
+    index: Index,
+    memories: Sequence[Memory],
+    registry: Mapping[str, Predicate] | None,
+    excludes: Mapping[str, frozenset[str]] | None,
+    pending: Sequence[Proposal],
+) -> dict[str, list[Contest]]:
+    """What contests each of these memories, read from the index: the newest fact of
+    each single-valued predicate they hold, the facts that exclude theirs, the memories
+    that name them in `retires`, and the newer memories behind pending proposals."""
+    ids = {m.id for m in memories}
+    typed = [m for m in memories if m.subject and m.predicate and m.value]
+    facts: list[Memory] = []
+    if registry:
+        single = {_norm(n) for n, p in registry.items() if p.cardinality == "single"}
+        pairs = [(m.subject, m.predicate) for m in typed if _norm(m.predicate) in single]
+        facts += newest_facts(index, [(s, p) for s, p in pairs if s and p])
+        if excludes:
+            facts += _same_subject(index, typed, excludes)
+    about = [p for p in pending if p.is_pending and ids.intersection(p.targets)]
+    refs = {p.ref for p in about if p.ref}
+    known = {
+        mid: m
+        for mid, m in (index.get_many(refs).items() if refs else ())
+        if m.status == "active" and not m.broken
+    }
+    return contested(
+        memories,
+        facts=facts,
+        registry=registry,
+        naming=naming_in_retires(index, ids),
+        pending=about,
+        known=known,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memoryctl.bundle import Bundle, Entry
+from memoryctl.bundle import Beneath, Bundle, Entry
 
 BEGIN = "<!-- memoryctl:begin (generated; edit memories, not this block) -->"
 END = "<!-- memoryctl:end -->"
@@ -22,8 +22,33 @@ def _entry(entry: Entry) -> dict[str, Any]:
         "block": entry.block,
         "tokens": entry.tokens,
         "source": {"kind": memory.source_kind, "ref": memory.source_ref},
-        "now": [{"id": c.id, "text": c.text} for c in entry.now],
+        "now": [
+            {"id": b.memory.id, "text": b.memory.text, "above": b.above}
+            for b in entry.beneath
+            if b.kind == "now" and b.memory is not None
+        ],
+        "newer": [_newer(b) for b in entry.newer],
         "notes": list(entry.notes),
+    }
+
+
+def _newer(line: Beneath) -> dict[str, Any]:
+    """A contest beneath an entry: the newer memory (or only the pending proposal)."""
+    contest = line.contest
+    assert contest is not None
+    newer = contest.newer
+    return {
+        "why": contest.why,
+        "id": newer.id if newer else None,
+        "created": newer.created if newer else None,
+        "text": newer.text if newer else None,
+        "above": line.above,
+        "proposal": (
+            {"id": contest.proposal, "action": contest.action, "created": contest.proposed}
+            if contest.proposal
+            else None
+        ),
+        "line": line.line,
     }
 
 

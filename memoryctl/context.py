@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from memoryctl.bundle import Bundle, build_bundle
+from memoryctl.proposals import Proposal, ProposalStore
 from memoryctl.rules import exclusions, load_registry
 from memoryctl.storage.vault import Vault, VaultError
 
@@ -12,6 +13,11 @@ from memoryctl.storage.vault import Vault, VaultError
 def predicate_exclusions(vault: Vault) -> dict[str, frozenset[str]]:
     """Which predicates exclude which, value for value, from the vault's registry."""
     return exclusions(load_registry(vault.config))
+
+
+def pending_proposals(vault: Vault) -> list[Proposal]:
+    """The proposals waiting for the person's decision: each contests its targets."""
+    return [p for p in ProposalStore.of(vault).load().proposals if p.is_pending]
 
 
 def context_bundle(
@@ -25,6 +31,7 @@ def context_bundle(
     chosen = vault.config.profile(profile)
     if budget is not None and budget < 1:
         raise VaultError(f"the budget must be at least 1 token (got {budget})")
+    registry = load_registry(vault.config)
     return build_bundle(
         vault.index,
         vault.config,
@@ -32,5 +39,7 @@ def context_bundle(
         message,
         budget=budget,
         now=now,
-        excludes=predicate_exclusions(vault),
+        excludes=exclusions(registry),
+        registry=registry,
+        pending=pending_proposals(vault),
     )

@@ -268,7 +268,7 @@ def test_now_lines_appear_under_every_reached_memory_pins_included(sample_dir):
             assert lines[1].startswith(f"    now: {HEAD_TEXT}")
             assert f"{entry.block}\n" in bundle.text or bundle.text.endswith(entry.block + "\n")
     pinned = as_json(bundle)["pinned"][-1]
-    assert pinned["now"] == [{"id": HEAD, "text": bundle.pinned[-1].now[0].text}]
+    assert pinned["now"] == [{"id": HEAD, "text": bundle.pinned[-1].now[0].text, "above": None}]
 
 
 def test_a_correction_inferred_by_an_agent_is_marked_on_its_now_line(sample_dir):

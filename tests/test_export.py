@@ -26,7 +26,7 @@ from memoryctl.export import ExportError, safe_path
 GOLDEN = Path(__file__).resolve().parent / "golden"
 MESSAGE = (
     "Where do I open a pull request for the UFO core, how are release artifacts signed, "
-    "and any snack ideas?"
+    "which editor do I use, is Lisbon still home, and any snack ideas with mangoes?"
 )
 NOW = "2026-11-29T12:00:00Z"
 GOLDEN_FILES = {
@@ -143,10 +143,16 @@ def test_json_has_every_documented_key_and_no_absolute_path(sample_dir, project,
     assert isinstance(data["budget"]["used"], int) and data["budget"]["method"] == "estimate"
     assert set(data["sections"]) == {"pinned", "recalled", "conflicts"}
     for entry in data["pinned"] + data["recalled"]:
-        assert set(entry) == {"id", "title", "text", "block", "tokens", "source", "now", "notes"}
+        assert set(entry) == {
+            *("id", "title", "text", "block", "tokens", "source", "now", "newer", "notes")
+        }
         assert isinstance(entry["tokens"], int)
         assert set(entry["source"]) == {"kind", "ref"}
-        assert all(set(c) == {"id", "text"} for c in entry["now"])
+        assert all(set(c) == {"id", "text", "above"} for c in entry["now"])
+        assert all(
+            set(n) == {"why", "id", "created", "text", "above", "proposal", "line"}
+            for n in entry["newer"]
+        )
         assert all(isinstance(n, str) for n in entry["notes"])
     [conflict] = data["conflicts"]
     assert set(conflict) == {"subject", "value", "older", "newer", "text"}

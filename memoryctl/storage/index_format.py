@@ -6,7 +6,7 @@ sqlmodel and SQLAlchemy (0.3 s, which the TUI would spend before its first paint
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Created after sqlmodel's tables.
 FTS_DDL = (
@@ -17,4 +17,9 @@ FTS_DDL = (
     "title, body, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2')",
     # The vault list's order, read from the index alone (no sort) on every filter.
     "CREATE INDEX IF NOT EXISTS ix_notes_newest ON notes(created DESC, mid)",
+    # The few memories that name others in `retires`, found without reading every
+    # document: the bundle asks on every message, the live checks on every change.
+    # (A partial index: SQLite keeps it current, and a query must repeat its condition.)
+    "CREATE INDEX IF NOT EXISTS ix_notes_retiring ON notes(status) "
+    "WHERE instr(doc, '\"retires\":[]') = 0",
 )
