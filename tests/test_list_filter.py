@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from memoryctl.storage.index import ListFilters
 from memoryctl.tui.list_filter import ListFilter, narrowed
 
 
@@ -17,6 +18,11 @@ def test_the_list_title_names_each_chosen_facet() -> None:
     assert wanted.facets() == {"kind": "fact", "tag": "release", "pinned": False}
     assert ListFilter(text="ufo").describe() == ""
     assert ListFilter(pinned=True).describe() == "pinned"
+
+
+def test_the_index_is_asked_for_the_facets_and_not_the_text() -> None:
+    wanted = ListFilter(text="ufo", kind="fact", tag="release", pinned=False)
+    assert wanted.facet_filters() == ListFilters(kind="fact", tag="release", pinned=False)
 
 
 def test_a_new_text_keeps_the_facets() -> None:
@@ -41,9 +47,10 @@ def test_opening_a_built_index_does_not_import_sqlmodel(tmp_path: Path) -> None:
     (vault / "memories" / "a.md").write_text("---\nid: a1\ntitle: A\n---\n\nAn apple.\n")
     code = (
         "import sys; from pathlib import Path; from memoryctl.actions import init_vault; "
+        "from memoryctl.storage.index import ListFilters; "
         "from memoryctl.storage.vault import Vault; root = Path(sys.argv[1]); "
         "init_vault(root) if sys.argv[2] == 'build' else None; v = Vault(root); "
-        "print(v.index.count(text='apple'), 'sqlmodel' in sys.modules); v.close()"
+        "print(v.index.count(ListFilters(text='apple')), 'sqlmodel' in sys.modules); v.close()"
     )
     env = {**os.environ, "MEMORYCTL_CACHE_DIR": str(tmp_path / "cache")}
     run = [sys.executable, "-c", code, str(vault)]

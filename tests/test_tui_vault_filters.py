@@ -9,6 +9,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 from tui_support import SIZE, THEMES, quiet, settled, until, vault, vault_path
 
+from memoryctl.storage.index import ListFilters
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import make_app
 from memoryctl.tui.screens.vault import VaultScreen
@@ -74,7 +75,7 @@ async def test_choosing_a_kind_with_the_keys_lists_only_that_kind(vault: Vault) 
         screen, memory_list = await list_shows(pilot)
         assert screen.wanted.kind == "preference"
         assert memory_list.pages is not None
-        assert memory_list.pages.count == vault.index.count(kind="preference") == 9
+        assert memory_list.pages.count == vault.index.count(ListFilters(kind="preference")) == 9
         assert {row.memory.kind for row in map(memory_list.pages.row, range(9)) if row} == {
             "preference"
         }

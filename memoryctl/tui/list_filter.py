@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
+from memoryctl.storage.index_lists import ListFilters
+
 
 @dataclass(frozen=True)
 class ListFilter:
@@ -18,12 +20,22 @@ class ListFilter:
     pinned: bool | None = None
 
     def facets(self) -> dict[str, object]:
-        """Everything but the text, as the keywords of `Index.list` and `Index.count`."""
+        """Everything but the text that is set, by name."""
         return {
             f.name: getattr(self, f.name)
             for f in fields(self)
             if f.name != "text" and getattr(self, f.name) is not None
         }
+
+    def facet_filters(self) -> ListFilters:
+        """Everything but the text, as the index's filters (the text is matched apart)."""
+        return ListFilters(
+            status=self.status,
+            kind=self.kind,
+            pinned=self.pinned,
+            namespace=self.namespace,
+            tag=self.tag,
+        )
 
     def with_text(self, text: str) -> ListFilter:
         return replace(self, text=text)

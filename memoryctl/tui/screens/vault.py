@@ -284,7 +284,7 @@ class VaultScreen(Screen[None]):
         try:
             total = index.count()
             if order is None:
-                order = index.rowids_in_order(**wanted.facets())
+                order = index.rowids_in_order(wanted.facet_filters())
             pages = self._dense_text_pages(index, wanted, total)
             if pages is None:
                 matches = index.text_matches(wanted.text) if wanted.text else None

@@ -1,0 +1,73 @@
+"""The index's one SQLite connection: its lock, its transactions and its statements.
+
+Every part of `Index` (see index.py) reads and writes through this connection. It is
+opened with `check_same_thread=False` and guarded by one lock, so the methods are safe
+to call from several threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from memoryctl.memory import Memory
+from memoryctl.storage.config import VaultConfig
+from memoryctl.storage.parsing import memory_from_doc
+
+
+class IndexCorrupt(Exception):
+    pass
+
+
+class IndexConnection:
+    """One open connection to an index file."""
+
+    def __init__(self, db_path: Path, root: Path, config: VaultConfig) -> None:
+        self.db_path = db_path
+        self.root = root
+        self.config = config
+        self.notices: list[str] = []
+        self._df_cache: dict[str, int] = {}
+        self.built_fresh = False
+        self._lock = threading.RLock()
+        self._conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.db_path, check_same_thread=False, isolation_level=None, timeout=30
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA cache_size=-65536")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as error:
+                if isinstance(error, sqlite3.OperationalError) and "fts5" in str(error):
+                    raise
+                raise IndexCorrupt(str(error)) from error
+
+    def _memories(self, sql: str, params: Sequence[object] = ()) -> list[Memory]:
+        return [memory_from_doc(doc, body) for doc, body in self.execute(sql, params)]

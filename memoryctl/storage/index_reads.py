@@ -1,0 +1,191 @@
+"""Reading memories from the index: by id, path or rowid, pins, typed facts, and search."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memoryctl import search_query
+from memoryctl.memory import Memory
+from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.parsing import memory_from_doc
+
+# How many matches of a query of common words are sorted by date (`_newest_matches`).
+RECENT_CANDIDATES = 2000
+
+
+class IndexReads(IndexConnection):
+    """Memories by reference, and ranked search."""
+
+    # --- reading --------------------------------------------------------------------
+
+    def get(self, mid: str) -> Memory | None:
+        found = self._memories(
+            "SELECT doc, body FROM notes WHERE mid=? ORDER BY path LIMIT 1", (mid,)
+        )
+        return found[0] if found else None
+
+    def get_many(self, mids: Iterable[str]) -> dict[str, Memory]:
+        mids = list(dict.fromkeys(mids))
+        result: dict[str, Memory] = {}
+        for start in range(0, len(mids), 500):
+            part = mids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for memory in self._memories(
+                f"SELECT doc, body FROM notes WHERE mid IN ({marks}) ORDER BY path DESC", part
+            ):
+                result[memory.id] = memory
+        return result
+
+    def by_rowids(self, rowids: Sequence[int]) -> list[Memory]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        rows = self.execute(f"SELECT rowid, doc, body FROM notes WHERE rowid IN ({marks})", rowids)
+        by_id = {rowid: memory_from_doc(doc, body) for rowid, doc, body in rows}
+        return [by_id[r] for r in rowids if r in by_id]
+
+    def by_path(self, relpath: str) -> Memory | None:
+        found = self._memories("SELECT doc, body FROM notes WHERE path=?", (relpath,))
+        return found[0] if found else None
+
+    def resolve(self, ref: str) -> list[Memory]:
+        """Memories whose id is `ref`, or starts with it, or whose path is `ref`."""
+        exact = self._memories("SELECT doc, body FROM notes WHERE mid=? ORDER BY path", (ref,))
+        if exact:
+            return exact
+        by_path = self.by_path(ref)
+        if by_path:
+            return [by_path]
+        escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE mid LIKE ? ESCAPE '\\' ORDER BY mid LIMIT 20",
+            (escaped + "%",),
+        )
+
+    def pins(self) -> list[Memory]:
+        return self._memories(
+            # `pinned = 1`, not a bare `pinned`: only a comparison can use the index, and
+            # a scan of 100,000 rows takes 60 ms on every bundle.
+            "SELECT doc, body FROM notes WHERE pinned = 1 AND broken IS NULL "
+            "ORDER BY pin_order IS NULL, pin_order, created, mid"
+        )
+
+    def typed_fact_values(
+        self, subjects: Sequence[str], predicates: Sequence[str]
+    ) -> list[tuple[int, str]]:
+        """(rowid, value) of current typed facts with these subjects and predicates.
+
+        No documents are read: a subject like `user` can hold thousands of facts, so the
+        caller narrows them by value first and loads only those (see `by_rowids`).
+        """
+        if not subjects or not predicates:
+            return []
+        subject_marks = ",".join("?" * len(subjects))
+        predicate_marks = ",".join("?" * len(predicates))
+        # `+status` keeps SQLite on the subject index: most memories are active, so the
+        # status index would visit nearly every row.
+        return self.execute(
+            f"SELECT rowid, value FROM notes WHERE subject IN ({subject_marks}) "
+            f"AND predicate IN ({predicate_marks}) AND +status = 'active' "
+            "AND value IS NOT NULL AND broken IS NULL",
+            [*subjects, *predicates],
+        )
+
+    def search_rows(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        statuses: Sequence[str] | None = ("active",),
+        message: bool = False,
+    ) -> list[int]:
+        """Rowids of the best matches for a query (or a message to an agent), best first."""
+        plan = search_query.plan(
+            query, self._document_frequency, self._note_count(), message=message
+        )
+        if plan is None:
+            return []
+        if plan.by_recency:
+            return self._newest_matches(plan.match, limit, statuses)
+        sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
+        if plan.estimate > search_query.RANK_CAP:
+            floor = self.execute(
+                "SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
+                "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                (plan.match, search_query.RANK_CAP - 1),
+            )
+            if floor:
+                sql += " AND rowid >= ?"
+                params.append(floor[0][0])
+        order = " ORDER BY bm25(note_fts, 4.0, 1.0)"
+        # Rank inside the full-text index alone, then drop what the status filter
+        # excludes; joining every match to its row first costs more than the ranking.
+        fetch = limit * 3 + 20
+        while True:
+            ranked = [r for (r,) in self.execute(sql + order + " LIMIT ?", [*params, fetch])]
+            kept = self._current(ranked, statuses)
+            if len(kept) >= limit or len(ranked) < fetch:
+                return kept[:limit]
+            fetch *= 4
+
+    def _newest_matches(self, match: str, limit: int, statuses: Sequence[str] | None) -> list[int]:
+        """A query of common words: its newest current matches, by `created`.
+
+        Rowids follow the order files were indexed in (after a rebuild, their paths), so
+        the full-text index's own order is not the date. Up to `RECENT_CANDIDATES` of the
+        most recently indexed matches are sorted by date: every match in a vault of a few
+        thousand memories; at 100,000, recently indexed ones, in a few milliseconds.
+        """
+        where = "broken IS NULL"
+        params: list[object] = []
+        if statuses is not None:
+            where += f" AND status IN ({','.join('?' * len(statuses))})"
+            params += list(statuses)
+        rows = self.execute(
+            f"SELECT rowid FROM notes WHERE {where} AND rowid IN (SELECT rowid FROM note_fts "
+            "WHERE note_fts MATCH ? ORDER BY rowid DESC LIMIT ?) "
+            "ORDER BY created DESC, mid LIMIT ?",
+            [*params, match, RECENT_CANDIDATES, limit],
+        )
+        return [rowid for (rowid,) in rows]
+
+    def _current(self, rowids: list[int], statuses: Sequence[str] | None) -> list[int]:
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        sql = f"SELECT rowid FROM notes WHERE rowid IN ({marks}) AND broken IS NULL"
+        params: list[object] = list(rowids)
+        if statuses is not None:
+            sql += f" AND status IN ({','.join('?' * len(statuses))})"
+            params += list(statuses)
+        ok = {r for (r,) in self.execute(sql, params)}
+        return [r for r in rowids if r in ok]
+
+    def search(self, query: str, *, limit: int = 20, include_retired: bool = False) -> list[Memory]:
+        statuses = None if include_retired else ("active",)
+        return self.by_rowids(self.search_rows(query, limit=limit, statuses=statuses))
+
+    def _note_count(self) -> int:
+        return self.execute("SELECT count(*) FROM notes")[0][0]
+
+    def _document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many memories contain each term, remembered between searches.
+
+        Counting a term's matches is cheap for rare terms and a few milliseconds for the
+        commonest; the counts only steer the query plan, so they may lag a few edits.
+        """
+        result = {}
+        for term in terms:
+            if term not in self._df_cache:
+                rows = self.execute(
+                    "SELECT count(*) FROM note_fts WHERE note_fts MATCH ?",
+                    (search_query.match_term(term),),
+                )
+                if not rows[0][0]:
+                    # Not remembered: the plan drops a term it counts as absent, so a cached
+                    # 0 would hide the term's first memory from every later search.
+                    result[term] = 0
+                    continue
+                self._df_cache[term] = rows[0][0]
+            result[term] = self._df_cache[term]
+        return result

@@ -1,0 +1,372 @@
+"""Keeping the index up to date with the vault's files, and each correction's reach.
+
+`sync` brings the index up to date incrementally: a file whose size and mtime are
+unchanged is skipped, a changed file is re-hashed and re-parsed, and deleted and renamed
+files are picked up (a rename keeps the memory, because a memory's identity is its `id`).
+Whenever rows change, the reach of every correction they touch is recomputed in the
+same transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from memoryctl import matching, search_query
+from memoryctl.memory import Memory
+from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.parsing import ParsedFile, memory_from_doc, parse_all
+from memoryctl.storage.scan import FileStat, scan
+
+Progress = Callable[[int, int], None]
+
+# Past this many changed files, recomputing every correction's reach through the
+# full-text index is cheaper than testing each changed file against every string.
+_BULK_REACH = 2000
+# An empty index filling with more files than this is built without a journal.
+_BULK_LOAD = 5000
+
+
+@dataclass
+class SyncReport:
+    scanned: int = 0
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def touched(self) -> int:
+        return self.added + self.changed + self.removed + self.renamed
+
+
+class IndexSync(IndexConnection):
+    """Syncing the index with the vault, and the reach of corrections."""
+
+    # --- syncing ------------------------------------------------------------------
+
+    def sync(self, *, full: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the index up to date with the vault's files."""
+        started = time.perf_counter()
+        result = scan(self.root, self.config)
+        stamps = {
+            path: (size, mtime)
+            for path, size, mtime in self.execute("SELECT path, size, mtime_ns FROM notes")
+        }
+        report = SyncReport(scanned=len(result.files), skipped=result.skipped)
+        todo: list[FileStat] = []
+        seen: set[str] = set()
+        for stat in result.files:
+            seen.add(stat.relpath)
+            if not full and stamps.get(stat.relpath) == (stat.size, stat.mtime_ns):
+                report.unchanged += 1
+                continue
+            todo.append(stat)
+        gone = [path for path in stamps if path not in seen]
+        if todo or gone:
+            known = self._known(
+                None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
+            )
+            with self._bulk_load(not stamps and len(todo) > _BULK_LOAD):
+                self._apply(todo, gone, known, report, progress)
+        report.problems = self.broken_files()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    @contextlib.contextmanager
+    def _bulk_load(self, on: bool) -> Iterator[None]:
+        """Build an empty index without a journal: half the writes, no fsync per page.
+
+        A build cut short leaves a marker, so the next open rebuilds from the vault.
+        """
+        if not on:
+            yield
+            return
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA journal_mode=OFF")
+            except sqlite3.OperationalError:  # another process has the index open
+                yield
+                return
+            self._conn.execute("PRAGMA synchronous=OFF")
+            self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('building', '1')")
+            yield
+            self._conn.execute("DELETE FROM meta WHERE key = 'building'")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA journal_mode=WAL")
+
+    def sync_paths(self, relpaths: Iterable[str]) -> SyncReport:
+        """Re-read just these files (a watcher's batch, or a file memoryctl wrote)."""
+        started = time.perf_counter()
+        report = SyncReport()
+        todo: list[FileStat] = []
+        gone: list[str] = []
+        from memoryctl.storage.scan import is_memory_path
+
+        for relpath in sorted(set(relpaths)):
+            if not is_memory_path(relpath, self.config):
+                continue
+            path = self.root / relpath
+            try:
+                st = path.stat()
+            except OSError:
+                gone.append(relpath)
+                continue
+            todo.append(FileStat(relpath, st.st_size, st.st_mtime_ns))
+        report.scanned = len(todo)
+        if todo or gone:
+            known = self._known([s.relpath for s in todo] + gone)
+            gone = [p for p in gone if p in known]
+            self._apply(todo, gone, known, report, None)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _known(self, paths: list[str] | None) -> dict[str, tuple[int, int, int, str, str]]:
+        """What the index holds for these paths (all paths when None)."""
+        sql = "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes"
+        if paths is None:
+            rows = self.execute(sql)
+        else:
+            rows = []
+            for start in range(0, len(paths), 500):
+                part = paths[start : start + 500]
+                rows += self.execute(sql + f" WHERE path IN ({','.join('?' * len(part))})", part)
+        return {path: (rowid, size, mtime, sha, mid) for rowid, path, size, mtime, sha, mid in rows}
+
+    def _apply(
+        self,
+        todo: list[FileStat],
+        gone: list[str],
+        known: dict[str, tuple[int, int, int, str, str]],
+        report: SyncReport,
+        progress: Progress | None,
+    ) -> None:
+        total = len(todo)
+        done = 0
+        changed_rows: list[int] = []
+        gone_mids = {known[p][4]: p for p in gone}
+        with self._transaction() as conn:
+            for path in gone:
+                self._delete_row(conn, known[path][0])
+            stats = [(s.relpath, s.size, s.mtime_ns) for s in todo]
+            next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM notes").fetchone()[0]
+            for chunk in parse_all(self.root, stats):
+                fresh: list[ParsedFile] = []
+                for parsed in chunk:
+                    old = known.get(parsed.relpath)
+                    if old is not None and old[3] == parsed.sha and parsed.sha:
+                        conn.execute(
+                            "UPDATE notes SET size=?, mtime_ns=? WHERE rowid=?",
+                            (parsed.size, parsed.mtime_ns, old[0]),
+                        )
+                        report.unchanged += 1
+                        continue
+                    memory = parsed.memory
+                    if old is not None:
+                        self._delete_row(conn, old[0])
+                        report.changed += 1
+                    elif memory.id in gone_mids and memory.has_id:
+                        report.renamed += 1
+                        gone_mids.pop(memory.id)
+                    else:
+                        report.added += 1
+                    fresh.append(parsed)
+                rowids = list(range(next_rowid, next_rowid + len(fresh)))
+                next_rowid += len(fresh)
+                self._insert_many(conn, rowids, fresh)
+                changed_rows += rowids
+                done += len(chunk)
+                if progress:
+                    progress(done, total)
+            report.removed = len(gone_mids)
+            notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            if report.touched > 100 and report.touched * 100 > notes:
+                self._df_cache.clear()
+            self._update_reach(conn, changed_rows, bulk=len(changed_rows) > _BULK_REACH)
+
+    def _insert_many(
+        self, conn: sqlite3.Connection, rowids: list[int], files: list[ParsedFile]
+    ) -> None:
+        """Insert parsed files under the given rowids, in a few statements per batch."""
+        rows = []
+        fts = []
+        tags = []
+        derivations = []
+        needles = []
+        for rowid, parsed in zip(rowids, files, strict=True):
+            m = parsed.memory
+            rows.append(
+                (
+                    rowid, m.id, parsed.relpath, parsed.size, parsed.mtime_ns, parsed.sha,
+                    m.title, m.kind, m.status, m.pinned, m.pin_order, m.created, m.namespace,
+                    m.visibility, m.subject, m.predicate, m.value, m.is_correction and m.has_id,
+                    m.broken, len(m.problems), parsed.doc, m.body,
+                )
+            )  # fmt: skip
+            fts.append((rowid, parsed.folded_title, parsed.folded_body))
+            tags += [(rowid, tag) for tag in dict.fromkeys(m.tags)]
+            derivations += [(rowid, source) for source in dict.fromkeys(m.derived_from)]
+            # A correction with no id cannot be referred to, so it reaches nothing.
+            if m.deprecates and m.has_id:
+                needles += [
+                    (rowid, n)
+                    for n in dict.fromkeys(m.deprecates)
+                    if matching.check_needle(n) is None
+                ]
+        conn.executemany(
+            "INSERT INTO notes(rowid, mid, path, size, mtime_ns, sha, title, kind, status, "
+            "pinned, pin_order, created, namespace, visibility, subject, predicate, value, "
+            "is_correction, broken, problems, doc, body) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        conn.executemany("INSERT INTO note_fts(rowid, title, body) VALUES (?,?,?)", fts)
+        conn.executemany("INSERT OR IGNORE INTO tags(note, tag) VALUES (?,?)", tags)
+        conn.executemany(
+            "INSERT OR IGNORE INTO derivations(note, source) VALUES (?,?)", derivations
+        )
+        conn.executemany("INSERT OR IGNORE INTO deprecations(note, needle) VALUES (?,?)", needles)
+
+    def _delete_row(self, conn: sqlite3.Connection, rowid: int) -> None:
+        row = conn.execute("SELECT title, body FROM notes WHERE rowid=?", (rowid,)).fetchone()
+        if row is None:
+            return
+        conn.execute(
+            "INSERT INTO note_fts(note_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
+            (rowid, matching.fold(row[0]), matching.fold(row[1])),
+        )
+        for table, column in (
+            ("tags", "note"),
+            ("derivations", "note"),
+            ("deprecations", "note"),
+            ("reach", "correction"),
+            ("reach", "target"),
+        ):
+            conn.execute(f"DELETE FROM {table} WHERE {column}=?", (rowid,))
+        conn.execute("DELETE FROM notes WHERE rowid=?", (rowid,))
+
+    # --- correction reach -----------------------------------------------------------
+
+    def _update_reach(self, conn: sqlite3.Connection, rows: list[int], *, bulk: bool) -> None:
+        """Recompute reach for changed rows: as corrections, and as possible targets."""
+        if bulk:
+            conn.execute("DELETE FROM reach")
+            corrections = [r for (r,) in conn.execute("SELECT DISTINCT note FROM deprecations")]
+            for rowid in corrections:
+                self._reach_of_correction(conn, rowid)
+            return
+        for rowid in rows:
+            if conn.execute("SELECT 1 FROM deprecations WHERE note=?", (rowid,)).fetchone():
+                self._reach_of_correction(conn, rowid)
+        needles = conn.execute(
+            "SELECT d.note, d.needle, n.created, n.mid FROM deprecations d "
+            "JOIN notes n ON n.rowid = d.note"
+        ).fetchall()
+        if not needles or not rows:
+            return
+        for rowid in rows:
+            target = conn.execute(
+                "SELECT title, body, created, mid FROM notes WHERE rowid=?", (rowid,)
+            ).fetchone()
+            text = matching.fold(target[0] + "\n" + target[1])
+            for correction, needle, created, mid in needles:
+                if correction == rowid:
+                    continue
+                if (target[2], target[3]) < (created, mid) and matching.matches(text, needle):
+                    conn.execute(
+                        "INSERT OR IGNORE INTO reach(correction, target, needle) VALUES (?,?,?)",
+                        (correction, rowid, needle),
+                    )
+
+    def _reach_of_correction(self, conn: sqlite3.Connection, rowid: int) -> None:
+        conn.execute("DELETE FROM reach WHERE correction=?", (rowid,))
+        created, mid = conn.execute(
+            "SELECT created, mid FROM notes WHERE rowid=?", (rowid,)
+        ).fetchone()
+        for (needle,) in conn.execute(
+            "SELECT needle FROM deprecations WHERE note=?", (rowid,)
+        ).fetchall():
+            for target in self._matching_rows(conn, needle, created, mid):
+                if target != rowid:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO reach(correction, target, needle) VALUES (?,?,?)",
+                        (rowid, target, needle),
+                    )
+
+    def _matching_rows(
+        self, conn: sqlite3.Connection, needle: str, before_created: str, before_mid: str
+    ) -> list[int]:
+        """Rows older than (created, mid) whose title or body names the needle."""
+        phrase = search_query.phrase(needle)
+        if phrase:
+            candidates = conn.execute(
+                "SELECT n.rowid, n.title, n.body FROM note_fts f JOIN notes n ON n.rowid = f.rowid "
+                "WHERE note_fts MATCH ? AND (n.created < ? OR (n.created = ? AND n.mid < ?))",
+                (phrase, before_created, before_created, before_mid),
+            )
+        else:
+            candidates = conn.execute(
+                "SELECT rowid, title, body FROM notes "
+                "WHERE created < ? OR (created = ? AND mid < ?)",
+                (before_created, before_created, before_mid),
+            )
+        pattern = matching.pattern(needle)
+        return [
+            rowid
+            for rowid, title, body in candidates
+            if pattern.search(matching.fold(title + "\n" + body))
+        ]
+
+    def count_matching(self, needle: str, before: tuple[str, str] | None = None) -> list[int]:
+        """The rows a correction made now (or at `before`) would reach with this string."""
+        created, mid = before or ("9999-12-31T23:59:59Z", "")
+        with self._lock:
+            return self._matching_rows(self._conn, needle, created, mid)
+
+    # --- reading reach --------------------------------------------------------------------
+
+    def reach_of(self, mid: str) -> list[tuple[Memory, str]]:
+        """Every memory this correction reaches now, with the string it names."""
+        rows = self.execute(
+            "SELECT t.doc, t.body, r.needle FROM reach r JOIN notes c ON c.rowid = r.correction "
+            "JOIN notes t ON t.rowid = r.target WHERE c.mid = ? ORDER BY t.created, t.mid",
+            (mid,),
+        )
+        return [(memory_from_doc(doc, body), needle) for doc, body, needle in rows]
+
+    def reach_edges(self, target_mids: Iterable[str] | None = None) -> list[tuple[str, str]]:
+        """(correction id, target id) pairs, for the targets given or for all."""
+        sql = (
+            "SELECT DISTINCT c.mid, t.mid FROM reach r JOIN notes c ON c.rowid = r.correction "
+            "JOIN notes t ON t.rowid = r.target"
+        )
+        if target_mids is None:
+            return [tuple(r) for r in self.execute(sql)]  # type: ignore[misc]
+        mids = list(target_mids)
+        if not mids:
+            return []
+        marks = ",".join("?" * len(mids))
+        return [tuple(r) for r in self.execute(sql + f" WHERE t.mid IN ({marks})", mids)]  # type: ignore[misc]
+
+    def corrections_reaching(self, mids: Iterable[str]) -> dict[str, list[str]]:
+        edges: dict[str, list[str]] = {}
+        for correction, target in self.reach_edges(mids):
+            edges.setdefault(target, []).append(correction)
+        return edges
+
+    # --- what could not be read ------------------------------------------------
+
+    def broken_files(self) -> list[tuple[str, str]]:
+        return [
+            (path, reason)
+            for path, reason in self.execute(
+                "SELECT path, broken FROM notes WHERE broken IS NOT NULL ORDER BY path"
+            )
+        ]
