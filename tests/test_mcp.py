@@ -447,10 +447,23 @@ async def test_a_correction_that_reaches_too_far_is_refused_for_agents(served):
             {"body": "PR 1705 was reverted on 2026-11-20.", "deprecates": ["pull/1705"]},
         )
     assert refused.is_error
-    assert "would reach more memories than this vault allows (8)" in text_of(refused)
+    assert "would reach 17 memories, more than this vault allows (8)" in text_of(refused)
     assert "memoryctl correct --force" in text_of(refused)
     assert not narrow.is_error, text_of(narrow)
     assert narrow.structured_content["reach"]["count"] == 1
+
+
+@pytest.mark.parametrize("word", ["the", "repo", "Meeting"])
+async def test_a_common_word_is_never_deprecated_by_an_agent(served, word):
+    before = git(served.vault, "rev-list", "--count", "HEAD")
+    async with connect(served.url, served.token) as client:
+        refused = await client.call_tool(
+            "remember", {"body": f"The {word} moved.", "deprecates": [word]}
+        )
+    assert refused.is_error
+    assert f"deprecates {word!r}, a common word" in text_of(refused)
+    assert "Agents cannot deprecate a common word at all" in text_of(refused)
+    assert git(served.vault, "rev-list", "--count", "HEAD") == before
 
 
 BAD_INPUT = [

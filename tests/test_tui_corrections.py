@@ -89,3 +89,28 @@ def test_corrections_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -
         quiet(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_an_inactive_correction_says_it_reaches_nothing(vault_path) -> None:
+    from test_bundle import edit_frontmatter, path_of
+
+    from memoryctl.tui.app import make_app
+
+    edit_frontmatter(path_of(vault_path, "q0csfnqc07"), status="retired")
+    opened = Vault(vault_path)
+    try:
+        async with make_app(opened, watch=False).run_test(size=SIZE) as pilot:
+            screen = await open_corrections(pilot)
+            box = screen.query_one("#corrections", OptionList)
+            ids = [box.get_option_at_index(n).id for n in range(box.option_count)]
+            box.highlighted = ids.index("q0csfnqc07")
+            await until(pilot, lambda: screen.shown is not None and screen.shown.id == "q0csfnqc07")
+            await settled(pilot)
+            reach = screen.query_one("#reach", OptionList)
+            assert reach.option_count == 0
+            assert reach.border_title == "Inactive (retired): reaches no memory"
+            assert reach.border_subtitle == "would reach 2 memories if restored"
+            prompt = box.get_option_at_index(ids.index("q0csfnqc07")).prompt
+            assert "inactive (retired)" in prompt.plain
+    finally:
+        opened.close()

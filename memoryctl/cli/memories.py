@@ -76,12 +76,18 @@ def _report_reach(vault, memory: Memory, args: argparse.Namespace) -> dict[str, 
 
 def cmd_add(args: argparse.Namespace) -> None:
     from memoryctl.actions import add_memory
-    from memoryctl.reach import correct
+    from memoryctl.reach import GuardTripped, correct
 
     body = read_body(args.body)
     vault = open_vault(args)
     new = _new_memory(args, body)
-    memory = correct(vault, new, force=args.force) if new.deprecates else add_memory(vault, new)
+    if new.deprecates:
+        try:
+            memory = correct(vault, new, force=args.force)
+        except GuardTripped as tripped:
+            raise UserError(f"{tripped}, or --force") from None
+    else:
+        memory = add_memory(vault, new)
     finish(vault)
     if args.json:
         data = memory.as_json()
@@ -118,9 +124,9 @@ def cmd_correct(args: argparse.Namespace) -> None:
         memory = correct(vault, new, force=args.force)
     except GuardTripped as tripped:
         if not sys.stdin.isatty() or args.json:
-            raise
-        worst = tripped.broad[0]
-        note(f"{worst.needle!r} would reach {worst.count} memories (guard: {tripped.guard}):")
+            raise UserError(f"{tripped}, or --force") from None
+        worst = tripped.worst
+        note(f"{worst.needle!r} would reach {worst.count} memories ({guard_words(tripped)}):")
         for sample in worst.sample:
             note(f"  {sample.id}  {sample.title}")
         answer = input("Store the correction anyway? [y/N] ").strip().lower()
@@ -135,22 +141,49 @@ def cmd_correct(args: argparse.Namespace) -> None:
     _print_reach_summary(vault, memory)
 
 
+def guard_words(tripped) -> str:
+    """The guard that tripped, in the words of the question the CLI asks."""
+    if tripped.rule == "cap":
+        return f"guard: {tripped.guard}"
+    limits = tripped.limits
+    return f"more than {limits.share:.0%} of the vault's {limits.size}; guard: {tripped.guard}"
+
+
+def inactive_words(reason: str, dormant: int) -> str:
+    """What `reach` and `show` say of a correction that is retired or held for review."""
+    again = "restored" if reason == "retired" else "confirmed"
+    return (
+        f"inactive ({reason}): it reaches no memory; its strings name "
+        f"{dormant} older memor{'y' if dormant == 1 else 'ies'}, which it would reach again "
+        f"if {again}"
+    )
+
+
 def cmd_reach(args: argparse.Namespace) -> None:
-    from memoryctl.reach import reach_of
+    from memoryctl.reach import reach_report
 
     vault = open_vault(args)
-    correction, reached = reach_of(vault, args.id)
+    report = reach_report(vault, args.id)
+    correction, reached = report.correction, report.reached
     if args.json:
         emit_json(
             {
                 "id": correction.id,
                 "title": correction.title,
                 "deprecates": list(correction.deprecates),
+                "status": correction.status,
+                "active": report.inactive is None,
+                "inactive": report.inactive,
                 "count": len(reached),
                 "reached": [{**short(m), "needle": needle} for m, needle in reached],
+                "dormant": report.dormant,
                 "detached": list(correction.detached),
             }
         )
+        return
+    if report.inactive:
+        words = inactive_words(report.inactive, report.dormant)
+        say(f"{correction.title} [{correction.id}] is {words}.")
         return
     say(f"{correction.title} [{correction.id}] reaches {len(reached)} memories:")
     for memory, needle in reached:
@@ -178,12 +211,22 @@ def _now_json(now: Sequence[Memory]) -> list[dict[str, str]]:
 
 def cmd_show(args: argparse.Namespace) -> None:
     from memoryctl.corrections import now_lines, render_with_now
+    from memoryctl.reach import reach_report
 
     vault = open_vault(args)
     memory = vault.resolve(args.id)
     now = now_lines(vault.index, [memory])[memory.id]
+    reach = reach_report(vault, memory.id) if memory.deprecates else None
     if args.json:
-        emit_json({**memory.as_json(), "now": _now_json(now)})
+        data = {**memory.as_json(), "now": _now_json(now)}
+        if reach is not None:
+            data["reach"] = {
+                "active": reach.inactive is None,
+                "inactive": reach.inactive,
+                "count": len(reach.reached),
+                "dormant": reach.dormant,
+            }
+        emit_json(data)
         return
     say(f"{memory.title}  [{memory.id}]")
     details = [memory.kind, memory.status]
@@ -205,6 +248,12 @@ def cmd_show(args: argparse.Namespace) -> None:
         )
     if memory.deprecates:
         say(f"deprecates: {', '.join(memory.deprecates)}")
+    if reach is not None and reach.inactive:
+        say(f"reach: {inactive_words(reach.inactive, reach.dormant)}")
+    elif reach is not None:
+        count = len(reach.reached)
+        memories = f"memor{'y' if count == 1 else 'ies'}"
+        say(f"reach: {count} older {memories} (memoryctl reach {memory.id})")
     if memory.derived_from:
         say(f"derived from: {', '.join(memory.derived_from)}")
     for anchor in memory.anchors:

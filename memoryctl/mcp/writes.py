@@ -26,7 +26,7 @@ from memoryctl.actions import NewMemory, utcnow
 from memoryctl.mcp.agents import commit_trailer, source_ref_for
 from memoryctl.mcp.view import AgentRefused, Caller, hidden, visible_memory
 from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
-from memoryctl.reach import GuardTripped, correct
+from memoryctl.reach import CommonWordRefused, GuardTripped, correct
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, VaultConfig
 from memoryctl.storage.vault import Vault
 
@@ -244,14 +244,31 @@ def remember(vault: Vault, caller: Caller, request: AgentMemory, gate: WriteGate
     gate.admit(caller.agent)
     with gate.lock:
         try:
-            memory = correct(vault, new, force=False, why=commit_trailer(caller.agent, "remember"))
-        except GuardTripped as tripped:
-            worst = tripped.broad[0]
+            memory = correct(
+                vault,
+                new,
+                force=False,
+                why=commit_trailer(caller.agent, "remember"),
+                refuse_common=True,
+            )
+        except CommonWordRefused as common:
             raise AgentRefused(
-                f"deprecates {worst.needle!r} would reach more memories than this vault allows "
-                f"({tripped.guard}); use a longer, more specific string, such as a full repository "
-                "slug, path or name. Agents cannot override this; the user can, with "
-                "`memoryctl correct --force`"
+                f"deprecates {common.needle!r}, a common word, which would put a correction "
+                "beneath memories about anything; deprecate the exact outdated name, slug, path "
+                "or phrase instead. Agents cannot deprecate a common word at all"
+            ) from None
+        except GuardTripped as tripped:
+            worst = tripped.worst
+            share = (
+                f", more than {tripped.limits.share:.0%} of the vault"
+                if tripped.rule == "share"
+                else ""
+            )
+            raise AgentRefused(
+                f"deprecates {worst.needle!r} would reach {worst.count} memories{share}, more "
+                f"than this vault allows ({tripped.guard}); use a longer, more specific string, "
+                "such as a full repository slug, path or name. Agents cannot override this; the "
+                "user can, with `memoryctl correct --force`"
             ) from None
     reached: list[tuple[Memory, str]] = []
     if memory.deprecates:

@@ -29,8 +29,12 @@ ignore = ["README.md", "AGENTS.md", "CLAUDE.md", "proposals/", "node_modules/"]
 autocommit = true
 
 [corrections]
-# A deprecated string that would reach more memories than this needs --force.
+# A deprecated string that would reach more memories than this needs --force,
 guard = 2000
+# and so does one that would reach more than this share of the vault, once that is
+# more than guard_floor memories.
+guard_share = 0.1
+guard_floor = 10
 """
 
 
@@ -100,6 +104,8 @@ class VaultConfig:
     ignore: tuple[str, ...] = DEFAULT_IGNORE
     autocommit: bool = True
     correction_guard: int = 2000
+    correction_guard_share: float = 0.1
+    correction_guard_floor: int = 10
     anchors_repo: str | None = None
     anchor_age_days: int = 2
     profiles: dict[str, Profile] = field(default_factory=lambda: {"default": DEFAULT_PROFILE})
@@ -160,10 +166,20 @@ def load_config(root: Path) -> VaultConfig:
     guard = corrections.get("guard", 2000)
     if not isinstance(guard, int) or isinstance(guard, bool) or guard < 1:
         raise ConfigError(f"{path}: [corrections] guard must be a positive whole number")
+    share = corrections.get("guard_share", 0.1)
+    if not isinstance(share, int | float) or isinstance(share, bool) or not 0 < share <= 1:
+        raise ConfigError(
+            f"{path}: [corrections] guard_share must be a number above 0 and at most 1"
+        )
+    floor = corrections.get("guard_floor", 10)
+    if not isinstance(floor, int) or isinstance(floor, bool) or floor < 0:
+        raise ConfigError(f"{path}: [corrections] guard_floor must be a whole number")
     return VaultConfig(
         ignore=tuple(ignore),
         autocommit=autocommit,
         correction_guard=guard,
+        correction_guard_share=float(share),
+        correction_guard_floor=floor,
         anchors_repo=anchors.get("repo"),
         anchor_age_days=age,
         profiles=profiles,

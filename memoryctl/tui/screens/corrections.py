@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList
 from textual.widgets.option_list import Option
 
+from memoryctl.reach import inactive_reason
 from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.highlight import highlighted
@@ -89,6 +90,8 @@ class CorrectionsScreen(AppScreen):
     class Reached(Message):
         correction: Memory
         reached: list[tuple[Memory, str]]
+        inactive: str | None = None  # why it reaches nothing: retired, needs review
+        dormant: int = 0  # what its strings name, which it would reach again
 
     @dataclass
     class Detached(Message):
@@ -137,6 +140,7 @@ class CorrectionsScreen(AppScreen):
             Option(
                 Content.assemble(
                     (m.title, "bold" if m.status == "active" else "dim"),
+                    (f" · inactive ({inactive_reason(m)})" if inactive_reason(m) else "", "dim"),
                     ("\n" + ", ".join(f"“{d}”" for d in m.deprecates), "$text-muted"),
                 ),
                 id=m.id,
@@ -156,14 +160,16 @@ class CorrectionsScreen(AppScreen):
 
     @work(thread=True, exclusive=True, group="reach", exit_on_error=False)
     def read_reach(self, correction_id: str) -> None:
-        from memoryctl.reach import reach_of
+        from memoryctl.reach import reach_report
 
         try:
-            correction, reached = reach_of(self.vault, correction_id)
+            report = reach_report(self.vault, correction_id)
         except Exception as error:
             self.post_message(WorkFailed("read the reach", describe(error)))
             return
-        self.post_message(self.Reached(correction, reached))
+        self.post_message(
+            self.Reached(report.correction, list(report.reached), report.inactive, report.dormant)
+        )
 
     @on(Reached)
     def reached_read(self, message: Reached) -> None:
@@ -181,6 +187,12 @@ class CorrectionsScreen(AppScreen):
         box.border_title = f"Reaches {counted(len(message.reached), 'memory', 'memories')}"
         detached = len(message.correction.detached)
         box.border_subtitle = f"{detached} detached" if detached else None
+        if message.inactive:
+            again = "restored" if message.inactive == "retired" else "confirmed"
+            box.border_title = f"Inactive ({message.inactive}): reaches no memory"
+            box.border_subtitle = (
+                f"would reach {counted(message.dormant, 'memory', 'memories')} if {again}"
+            )
         if message.reached:
             box.highlighted = min(highlighted or 0, len(message.reached) - 1)
 
