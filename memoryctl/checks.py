@@ -25,6 +25,7 @@ from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal, Suggestion
 from memoryctl.rules import load_registry, rule_suggestions
 from memoryctl.storage import notefile
+from memoryctl.storage.contest_queries import NAMES_RETIREMENTS
 from memoryctl.storage.parsing import memory_from_doc
 from memoryctl.storage.vault import Vault
 
@@ -46,12 +47,15 @@ def explicit_suggestions(
     """One retirement per id an active memory names in `retires`.
 
     A named id that is no memory comes back as unreplaced; one already retired needs
-    nothing.
+    nothing; the memory itself, and memories that name each other round a cycle,
+    propose nothing (`doctor` reports them).
     """
     suggestions: list[Suggestion] = []
     unreplaced: list[Unreplaced] = []
+    memories = list(memories)
+    in_cycles = {mid for cycle in retires_cycles(memories) for mid in cycle}
     for memory in memories:
-        if memory.status != "active" or memory.broken:
+        if memory.status != "active" or memory.broken or memory.id in in_cycles:
             continue
         for target in dict.fromkeys(memory.retires):
             if target == memory.id:
@@ -70,6 +74,32 @@ def explicit_suggestions(
                     )
                 )
     return suggestions, unreplaced
+
+
+def retires_problems(naming: Sequence[Memory]) -> list[tuple[Memory, str]]:
+    """`retires` lists that cannot be meant: one that names the memory itself, and
+    memories that name each other round a cycle. Neither proposes anything (see
+    `explicit_suggestions`), so a hand edit can never make the queue loop."""
+    found: list[tuple[Memory, str]] = []
+    by_id = {m.id: m for m in naming}
+    for memory in naming:
+        if memory.id in memory.retires:
+            found.append((memory, "retires: names the memory itself; ignored"))
+    for cycle in retires_cycles(naming):
+        first = by_id[cycle[0]]
+        found.append(
+            (
+                first,
+                f"retires forms a cycle: {' → '.join(cycle)}; none of them is proposed for "
+                "retirement until one stops naming the next",
+            )
+        )
+    return found
+
+
+def retires_cycles(naming: Sequence[Memory]) -> list[list[str]]:
+    edges = {m.id: [t for t in m.retires if t != m.id] for m in naming if m.has_id}
+    return [c for c in lineage.cycles(edges) if all(mid in edges for mid in c)]
 
 
 @dataclass
@@ -109,14 +139,18 @@ def memories_where(
     return [memory_from_doc(doc, text) for doc, text in rows]
 
 
-def retired_lineage(vault: Vault) -> list[Suggestion]:
-    """Review of what descends from each retired memory, however it was retired (an
-    approval, `memoryctl retire`, or a hand edit of `status`). The trigger names the
-    retiring decision, so this finds exactly what that decision's cascade filed."""
-    ancestors = memories_where(
-        vault,
-        "status = 'retired' AND mid IN (SELECT source FROM derivations)",
-    )
+def retired_lineage(vault: Vault, among: Sequence[Memory] | None = None) -> list[Suggestion]:
+    """Review of what descends from each retired memory (or each retired one `among`
+    these), however it was retired (an approval, `memoryctl retire`, or a hand edit of
+    `status`). The trigger names the retiring decision, so this finds exactly what that
+    decision's cascade filed."""
+    if among is None:
+        ancestors = memories_where(
+            vault,
+            "status = 'retired' AND mid IN (SELECT source FROM derivations)",
+        )
+    else:
+        ancestors = [m for m in among if m.status == "retired"]
     children = index_children(vault.index)
     suggestions: list[Suggestion] = []
     for ancestor in ancestors:
@@ -171,15 +205,21 @@ def _message(title: str, report: CheckReport) -> str:
     return "\n".join(lines)
 
 
-def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
-    """Explicit `retires`, the predicate registry's rules, expiry, and the lineage of
-    retired memories: file what they propose, withdraw what they no longer find."""
-    change = Change.start(vault, now)
-    report = CheckReport()
+@dataclass
+class Findings:
+    """What the checks found, before anything is filed."""
 
-    naming = memories_where(vault, "status = 'active' AND doc NOT LIKE '%\"retires\":[]%'")
+    suggestions: list[Suggestion]
+    unreplaced: list[Unreplaced]
+    checked: dict[str, int]
+
+
+def find_all(vault: Vault, now: dt.datetime) -> Findings:
+    """Explicit `retires`, the predicate registry's rules, expiry, and the lineage of
+    retired memories, over the whole vault."""
+    naming = memories_where(vault, f"status = 'active' AND {NAMES_RETIREMENTS}")
     known = vault.index.get_many({t for m in naming for t in m.retires})
-    explicit, report.unreplaced = explicit_suggestions(naming, known)
+    explicit, unreplaced = explicit_suggestions(naming, known)
 
     typed = memories_where(
         vault,
@@ -192,14 +232,27 @@ def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
     expiring = expiry_suggestions(dated, now)
 
     descending = retired_lineage(vault)
+    return Findings(
+        [*explicit, *rules, *expiring, *descending],
+        unreplaced,
+        {
+            "explicit": len(naming),
+            "typed_facts": len(typed),
+            "expiring": len(dated),
+            "lineage": len(descending),
+        },
+    )
 
-    suggestions = [*explicit, *rules, *expiring, *descending]
-    report.checked = {
-        "explicit": len(naming),
-        "typed_facts": len(typed),
-        "expiring": len(dated),
-        "lineage": len(descending),
-    }
+
+def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
+    """Everything `find_all` finds: file what it proposes, withdraw what it no longer
+    finds."""
+    change = Change.start(vault, now)
+    report = CheckReport()
+    found = find_all(vault, now)
+    suggestions = found.suggestions
+    report.unreplaced = found.unreplaced
+    report.checked = found.checked
     _file(change, suggestions, report)
     covers = [
         p

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal
-from memoryctl.rules import Predicate, exclusions, normalized
+from memoryctl.rules import Predicate, exclusions, is_typed, normalized
 
 # Why a memory is contested, strongest first: when one newer memory contests another
 # in several ways, the first of these names it.
@@ -46,10 +46,6 @@ class Contest:
         return moment[:10]
 
 
-def _typed(memory: Memory) -> bool:
-    return bool(memory.subject and memory.predicate and memory.value) and not memory.broken
-
-
 def by_facts(
     shown: Iterable[Memory], facts: Iterable[Memory], registry: Mapping[str, Predicate]
 ) -> list[Contest]:
@@ -65,7 +61,7 @@ def by_facts(
     newest: dict[tuple[str, str, str], Memory] = {}  # (subject, predicate, value)
     newest_single: dict[tuple[str, str], Memory] = {}  # (subject, predicate)
     for fact in facts:
-        if not _typed(fact) or fact.status != "active":
+        if not is_typed(fact) or fact.status != "active":
             continue
         subject, name = normalized(fact.subject), normalized(fact.predicate)
         key = (subject, name, normalized(fact.value))
@@ -77,7 +73,7 @@ def by_facts(
                 newest_single[(subject, name)] = fact
     found: list[Contest] = []
     for memory in shown:
-        if not _typed(memory):
+        if not is_typed(memory):
             continue
         subject, name = normalized(memory.subject), normalized(memory.predicate)
         value = normalized(memory.value)

@@ -60,9 +60,11 @@ def review_findings(vault: Vault) -> list[Finding]:
     """Lineage cycles, unreadable or unresolved proposals, `retires` that name no memory,
     and anchor paths that would leave the repository."""
     from memoryctl.anchors import AnchorPathError, normalize_anchor_path
-    from memoryctl.checks import memories_where
+    from memoryctl.checks import memories_where, retires_problems
     from memoryctl.lineage import cycles
     from memoryctl.proposals import ProposalStore
+    from memoryctl.rules import fact_problems, load_registry
+    from memoryctl.storage.contest_queries import NAMES_RETIREMENTS
 
     index = vault.index
     findings: list[Finding] = []
@@ -97,7 +99,7 @@ def review_findings(vault: Vault) -> list[Finding]:
                         f"decline it (memoryctl review decline {proposal.id})",
                     )
                 )
-    naming = memories_where(vault, "doc NOT LIKE '%\"retires\":[]%'")
+    naming = memories_where(vault, NAMES_RETIREMENTS)
     named = index.get_many({t for m in naming for t in m.retires})
     for memory in naming:
         for target in memory.retires:
@@ -105,6 +107,15 @@ def review_findings(vault: Vault) -> list[Finding]:
                 findings.append(
                     Finding("warning", memory.path, f"retires: {target} is no memory (unreplaced)")
                 )
+    for memory, problem in retires_problems(naming):
+        findings.append(Finding("warning", memory.path, problem))
+    registry = load_registry(vault.config)
+    partly_typed = memories_where(
+        vault, "(subject IS NOT NULL OR predicate IS NOT NULL OR value IS NOT NULL)"
+    )
+    for memory in partly_typed:
+        for problem in fact_problems(memory, registry):
+            findings.append(Finding("warning", memory.path, problem))
     for memory in memories_where(vault, "doc NOT LIKE '%\"anchors\":[]%'"):
         for anchor in memory.anchors:
             try:

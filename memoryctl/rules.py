@@ -99,8 +99,34 @@ def _by_name(registry: dict[str, Predicate]) -> dict[str, Predicate]:
     return {normalized(name): predicate for name, predicate in registry.items()}
 
 
-def _is_typed(memory: Memory) -> bool:
-    return bool(memory.subject and memory.predicate and memory.value) and not memory.broken
+def is_typed(memory: Memory) -> bool:
+    return (
+        all(normalized(part) for part in (memory.subject, memory.predicate, memory.value))
+        and not memory.broken
+    )
+
+
+def fact_problems(memory: Memory, registry: dict[str, Predicate]) -> list[str]:
+    """What keeps a memory that sets `subject`, `predicate` or `value` from being the
+    typed fact it means to be: a blank part (then no rule applies to it), or a predicate
+    the registry does not know (then it holds many values and excludes nothing)."""
+    parts = {"subject": memory.subject, "predicate": memory.predicate, "value": memory.value}
+    if not any(normalized(v) for v in parts.values()):
+        return []
+    problems = []
+    blank = [key for key, v in parts.items() if not normalized(v)]
+    if blank:
+        problems.append(
+            f"typed fact: {' and '.join(blank)} {'is' if len(blank) == 1 else 'are'} blank; "
+            "a typed fact needs a subject, a predicate and a value, so no rule applies to it"
+        )
+    if normalized(memory.predicate) and normalized(memory.predicate) not in _by_name(registry):
+        problems.append(
+            f"typed fact: predicate {memory.predicate!r} is not in the predicate registry "
+            "(add it as [predicates.NAME] in memoryctl.toml); until then it holds many "
+            "values and excludes nothing"
+        )
+    return problems
 
 
 def rule_suggestions(
@@ -118,7 +144,7 @@ def rule_suggestions(
     fact is proposed once, by the newest fact that ends it. Anything else, such as
     `likes: papayas` beside `likes: mangoes`, proposes nothing.
     """
-    facts = [m for m in memories if _is_typed(m) and m.status != "retired"]
+    facts = [m for m in memories if is_typed(m) and m.status != "retired"]
     predicates = _by_name(registry)
     excluded_by = {
         normalized(name): {normalized(o) for o in others}
