@@ -230,7 +230,7 @@ def reorder_pins(vault: Vault, ordered_ids: Sequence[str]) -> list[Memory]:
         if memory.pin_order == position:
             continue
         loaded = vault.load(memory)
-        note = loaded.note.with_changes({"pin_order": position})
+        note = vault.changed_note(loaded, {"pin_order": position})
         vault.write_file(memory.path, note.to_bytes(), loaded.sha)
         changed.append(memory.path)
     if changed:
