@@ -282,7 +282,7 @@ class Run:
     def ask(self, vault: Vault, corpus: Corpus) -> None:
         """Ask the corpus's questions of the vault, and of the baselines over its memories."""
         self.vaults += 1
-        texts = vault.index.execute("SELECT mid, body FROM notes")
+        texts = vault.index.ids_and_bodies()
         self.memories = max(self.memories, len(texts))
         dbs = {name: baseline(texts, tok) for name, tok in BASELINES.items()}
         for case in corpus.cases:

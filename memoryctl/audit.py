@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memoryctl.memory import Memory, parse_moment
+from memoryctl.memory import DecisionRecord, Memory
 from memoryctl.proposals import Proposal, ProposalStore
-from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault
 
 
@@ -50,26 +49,6 @@ class Retirement:
         }
 
 
-def retirement_record(data: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """(at, reason, proposal) from a memory's `retired` mapping, as far as it can be read."""
-    record = data.get("retired")
-    if not isinstance(record, dict):
-        return None, None, None
-    at = None
-    if record.get("at") is not None:
-        try:
-            at = parse_moment(record["at"])
-        except ValueError:
-            at = None
-    reason = record.get("reason")
-    proposal = record.get("proposal")
-    return (
-        at,
-        str(reason) if reason is not None else None,
-        (str(proposal) if proposal is not None else None),
-    )
-
-
 def retired(vault: Vault, since: str | None = None) -> list[Retirement]:
     """Every retired memory, most recently retired first. With `since`, only those
     retired at or after it (a memory retired by hand has no date and is left out)."""
@@ -78,11 +57,8 @@ def retired(vault: Vault, since: str | None = None) -> list[Retirement]:
     for memory in vault.index.list(status="retired"):
         if memory.broken:
             continue
-        try:
-            data = notefile.parse_bytes((vault.root / memory.path).read_bytes()).data
-        except (OSError, notefile.NoteError):
-            data = {}
-        at, reason, pid = retirement_record(data)
+        record = memory.retired_record or DecisionRecord()
+        at, reason, pid = record.at, record.reason, record.proposal
         if since is not None and (at is None or at < since):
             continue
         found.append(Retirement(memory, at, reason, pid, proposals.get(pid) if pid else None))

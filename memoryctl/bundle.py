@@ -25,7 +25,6 @@ from memoryctl.memory import Memory, parse_moment
 from memoryctl.proposals import Proposal
 from memoryctl.rules import Predicate
 from memoryctl.storage.config import Profile, VaultConfig
-from memoryctl.storage.contest_queries import naming_in_retires, newest_facts
 from memoryctl.storage.index import Index
 from memoryctl.tokens import Counter, counter
 
@@ -506,7 +505,7 @@ def _contests(
     if registry:
         single = {_norm(n) for n, p in registry.items() if p.cardinality == "single"}
         pairs = [(m.subject, m.predicate) for m in typed if _norm(m.predicate) in single]
-        facts += newest_facts(index, [(s, p) for s, p in pairs if s and p])
+        facts += index.newest_facts([(s, p) for s, p in pairs if s and p])
         if excludes:
             facts += _same_subject(index, typed, excludes)
     about = [p for p in pending if p.is_pending and ids.intersection(p.targets)]
@@ -520,7 +519,7 @@ def _contests(
         memories,
         facts=facts,
         registry=registry,
-        naming=naming_in_retires(index, ids),
+        naming=index.naming_in_retires(ids),
         pending=about,
         known=known,
     )

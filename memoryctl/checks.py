@@ -18,15 +18,11 @@ from typing import Any
 
 from memoryctl import lineage
 from memoryctl.anchors import AnchorBreak, RepoFiles, anchor_suggestions, spec
-from memoryctl.audit import retirement_record
-from memoryctl.decisions import Change, index_children
+from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
 from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal, Suggestion
 from memoryctl.rules import load_registry, rule_suggestions
-from memoryctl.storage import notefile
-from memoryctl.storage.contest_queries import NAMES_RETIREMENTS
-from memoryctl.storage.parsing import memory_from_doc
 from memoryctl.storage.vault import Vault
 
 
@@ -127,38 +123,20 @@ class CheckReport:
         }
 
 
-def memories_where(
-    vault: Vault, clause: str, params: Sequence[object] = (), *, bodies: bool = False
-) -> list[Memory]:
-    """Readable memories matching an SQL condition on the index's notes table. The checks
-    need no bodies, and leaving them out halves the time at 100,000 memories."""
-    body = "body" if bodies else "''"
-    rows = vault.index.execute(
-        f"SELECT doc, {body} FROM notes WHERE broken IS NULL AND {clause}", params
-    )
-    return [memory_from_doc(doc, text) for doc, text in rows]
-
-
 def retired_lineage(vault: Vault, among: Sequence[Memory] | None = None) -> list[Suggestion]:
     """Review of what descends from each retired memory (or each retired one `among`
     these), however it was retired (an approval, `memoryctl retire`, or a hand edit of
     `status`). The trigger names the retiring decision, so this finds exactly what that
     decision's cascade filed."""
     if among is None:
-        ancestors = memories_where(
-            vault,
-            "status = 'retired' AND mid IN (SELECT source FROM derivations)",
-        )
+        ancestors = vault.index.retired_with_descendants()
     else:
         ancestors = [m for m in among if m.status == "retired"]
-    children = index_children(vault.index)
+    children = vault.index.derived_children
     suggestions: list[Suggestion] = []
     for ancestor in ancestors:
-        try:
-            data = notefile.parse_bytes((vault.root / ancestor.path).read_bytes()).data
-        except (OSError, notefile.NoteError):
-            continue
-        _, reason, decision = retirement_record(data)
+        record = ancestor.retired_record
+        reason, decision = (record.reason, record.proposal) if record else (None, None)
         found = lineage.descendants([ancestor.id], children)
         memories = vault.index.get_many(d.id for d in found)
         event = f"was retired: {reason}" if reason else "was retired"
@@ -217,18 +195,14 @@ class Findings:
 def find_all(vault: Vault, now: dt.datetime) -> Findings:
     """Explicit `retires`, the predicate registry's rules, expiry, and the lineage of
     retired memories, over the whole vault."""
-    naming = memories_where(vault, f"status = 'active' AND {NAMES_RETIREMENTS}")
+    naming = vault.index.naming_retires(active_only=True)
     known = vault.index.get_many({t for m in naming for t in m.retires})
     explicit, unreplaced = explicit_suggestions(naming, known)
 
-    typed = memories_where(
-        vault,
-        "status != 'retired' AND subject IS NOT NULL AND predicate IS NOT NULL "
-        "AND value IS NOT NULL",
-    )
+    typed = vault.index.current_typed_facts()
     rules = rule_suggestions(typed, load_registry(vault.config))
 
-    dated = memories_where(vault, "status != 'retired' AND doc NOT LIKE '%\"expires\":null%'")
+    dated = vault.index.current_with_expiry()
     expiring = expiry_suggestions(dated, now)
 
     descending = retired_lineage(vault)
@@ -272,7 +246,7 @@ def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
 
 
 def anchored_memories(vault: Vault) -> list[Memory]:
-    return memories_where(vault, "status != 'retired' AND doc NOT LIKE '%\"anchors\":[]%'")
+    return vault.index.with_anchors(include_retired=False)
 
 
 def check_anchors(vault: Vault, repo: Path, *, now: dt.datetime) -> CheckReport:

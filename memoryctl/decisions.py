@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as replaced_copy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memoryctl import lineage
 from memoryctl.memory import Memory, iso, moment
@@ -36,9 +36,6 @@ from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.atomic import current_sha
 from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.vault import Loaded, Vault, VaultError
-
-if TYPE_CHECKING:
-    from memoryctl.storage.index import Index
 
 # --- what a decision writes into the memory -----------------------------------------------
 
@@ -112,26 +109,6 @@ def decided_by(data: Mapping[str, Any], key: str) -> str | None:
 
 
 # --- one change: memory files, proposal files, one commit ---------------------------------
-
-
-def index_children(index: Index) -> lineage.Children:
-    """`lineage.Children` over the index's derivations table."""
-
-    def children(ids: Iterable[str]) -> dict[str, list[str]]:
-        ids = list(ids)
-        found: dict[str, list[str]] = {}
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            rows = index.execute(
-                "SELECT d.source, n.mid FROM derivations d JOIN notes n ON n.rowid = d.note "
-                f"WHERE d.source IN ({','.join('?' * len(part))})",
-                part,
-            )
-            for source, child in rows:
-                found.setdefault(source, []).append(child)
-        return found
-
-    return children
 
 
 @dataclass
@@ -272,7 +249,7 @@ class Change:
 
     def cascade(self, ancestor: Memory, event: str, trigger: str) -> list[Proposal]:
         """Propose review of everything derived from `ancestor` (not what this change edits)."""
-        found = lineage.descendants([ancestor.id], index_children(self.vault.index))
+        found = lineage.descendants([ancestor.id], self.vault.index.derived_children)
         if not found:
             return []
         memories = {

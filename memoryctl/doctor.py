@@ -60,19 +60,16 @@ def review_findings(vault: Vault) -> list[Finding]:
     """Lineage cycles, unreadable or unresolved proposals, `retires` that name no memory,
     and anchor paths that would leave the repository."""
     from memoryctl.anchors import AnchorPathError, normalize_anchor_path
-    from memoryctl.checks import memories_where, retires_problems
+    from memoryctl.checks import retires_problems
     from memoryctl.lineage import cycles
     from memoryctl.proposals import ProposalStore
     from memoryctl.rules import fact_problems, load_registry
-    from memoryctl.storage.contest_queries import NAMES_RETIREMENTS
 
     index = vault.index
     findings: list[Finding] = []
     edges: dict[str, list[str]] = {}
     paths: dict[str, str] = {}
-    for mid, path, source in index.execute(
-        "SELECT n.mid, n.path, d.source FROM derivations d JOIN notes n ON n.rowid = d.note"
-    ):
+    for mid, path, source in index.derivations():
         edges.setdefault(mid, []).append(source)
         paths.setdefault(mid, path)
     for cycle in cycles(edges):
@@ -99,7 +96,7 @@ def review_findings(vault: Vault) -> list[Finding]:
                         f"decline it (memoryctl review decline {proposal.id})",
                     )
                 )
-    naming = memories_where(vault, NAMES_RETIREMENTS)
+    naming = index.naming_retires()
     named = index.get_many({t for m in naming for t in m.retires})
     for memory in naming:
         for target in memory.retires:
@@ -110,13 +107,10 @@ def review_findings(vault: Vault) -> list[Finding]:
     for memory, problem in retires_problems(naming):
         findings.append(Finding("warning", memory.path, problem))
     registry = load_registry(vault.config)
-    partly_typed = memories_where(
-        vault, "(subject IS NOT NULL OR predicate IS NOT NULL OR value IS NOT NULL)"
-    )
-    for memory in partly_typed:
+    for memory in index.with_typed_parts():
         for problem in fact_problems(memory, registry):
             findings.append(Finding("warning", memory.path, problem))
-    for memory in memories_where(vault, "doc NOT LIKE '%\"anchors\":[]%'"):
+    for memory in index.with_anchors():
         for anchor in memory.anchors:
             try:
                 normalize_anchor_path(anchor.path)

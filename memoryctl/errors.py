@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 EXIT_USER = 1
 
 
 def describe(error: BaseException) -> tuple[str, int]:
     from memoryctl.storage.config import ConfigError
     from memoryctl.storage.gitrepo import GitError
-    from memoryctl.storage.index import IndexCorrupt
+    from memoryctl.storage.index import is_index_error
     from memoryctl.storage.vault import VaultError
 
     if isinstance(error, VaultError | ConfigError | GitError):
         return str(error), EXIT_USER
     if type(error).__name__ == "UserError":
         return str(error), EXIT_USER
-    if isinstance(error, IndexCorrupt | sqlite3.DatabaseError):
+    if is_index_error(error):
         return (
             f"the index could not be read ({error}); run `memoryctl reindex --full` to rebuild it",
             EXIT_USER,

@@ -40,6 +40,16 @@ class Anchor:
 
 
 @dataclass(frozen=True)
+class DecisionRecord:
+    """What a decision wrote into a memory: its `retired` or `needs_review` mapping, as
+    far as it can be read (a part that cannot be read is None; it is no problem)."""
+
+    at: str | None = None
+    reason: str | None = None
+    proposal: str | None = None
+
+
+@dataclass(frozen=True)
 class Memory:
     id: str
     path: str
@@ -69,6 +79,8 @@ class Memory:
     subject: str | None = None
     predicate: str | None = None
     value: str | None = None
+    retired_record: DecisionRecord | None = None
+    review_record: DecisionRecord | None = None
     has_id: bool = True
     problems: tuple[str, ...] = ()
     broken: str | None = None
@@ -359,8 +371,28 @@ def memory_from_note(
         subject=_text(data.get("subject")),
         predicate=_text(data.get("predicate")),
         value=_text(data.get("value")),
+        retired_record=decision_record(data.get("retired")),
+        review_record=decision_record(data.get("needs_review")),
         has_id=has_id,
         problems=tuple(problems),
+    )
+
+
+def decision_record(value: Any) -> DecisionRecord | None:
+    """A `retired` or `needs_review` mapping; None when the key holds no mapping."""
+    if not isinstance(value, dict):
+        return None
+    at = None
+    if value.get("at") is not None:
+        try:
+            at = parse_moment(value["at"])
+        except ValueError:
+            at = None
+    reason, proposal = value.get("reason"), value.get("proposal")
+    return DecisionRecord(
+        at,
+        str(reason) if reason is not None else None,
+        str(proposal) if proposal is not None else None,
     )
 
 

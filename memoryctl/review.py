@@ -109,24 +109,10 @@ class Item:
         }
 
 
-def _file_shas(vault: Vault, ids: Sequence[str]) -> dict[str, str]:
-    """The hash of each memory's file as the index last read it (the index is synced
-    when a command opens the vault, so this is the file on disk)."""
-    shas: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        part = list(ids[start : start + 500])
-        marks = ",".join("?" * len(part))
-        rows = vault.index.execute(
-            f"SELECT mid, sha FROM notes WHERE mid IN ({marks}) ORDER BY path DESC", part
-        )
-        shas.update(rows)
-    return shas
-
-
 def items(vault: Vault, proposals: Sequence[Proposal]) -> list[Item]:
     ids = list(dict.fromkeys(t for p in proposals for t in p.targets))
     memories = vault.index.get_many(ids)
-    shas = _file_shas(vault, ids)
+    shas = vault.index.file_shas(ids)
     result = []
     for proposal in proposals:
         targets = []

@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+from memoryctl.memory import DecisionRecord
 from memoryctl.storage.index import Index
 from memoryctl.storage.schema import SCHEMA_VERSION
 from memoryctl.storage.vault import Vault, index_path
@@ -172,3 +173,26 @@ def test_a_search_of_words_every_memory_has_lists_the_newest_first(vault_dir):
     found = vault.index.search("project team", limit=3)
     assert [m.created[:10] for m in found] == ["2026-07-30", "2026-05-15", "2026-03-09"]
     vault.close()
+
+
+def test_a_memory_read_from_the_index_carries_its_decision_records(vault_dir):
+    write(
+        vault_dir / "r.md",
+        "---\nid: rrrrrrrrrr\ntitle: Old wifi\nstatus: retired\ncreated: 2026-01-01\n"
+        "retired:\n  at: 2026-02-03T04:05:06Z\n  proposal: p1\n  reason: moved house\n---\nx\n",
+    )
+    write(
+        vault_dir / "h.md",
+        "---\nid: hhhhhhhhhh\ntitle: Held\nstatus: needs_review\ncreated: 2026-01-01\n"
+        "needs_review:\n  at: not a date\n  reason: check it\n---\ny\n",
+    )
+    write(vault_dir / "a.md", note("aaaaaaaaaa", "plain"))
+    vault = Vault(vault_dir)
+    retired = vault.index.get("rrrrrrrrrr")
+    held = vault.index.get("hhhhhhhhhh")
+    plain = vault.index.get("aaaaaaaaaa")
+    assert retired is not None and held is not None and plain is not None
+    assert retired.retired_record == DecisionRecord("2026-02-03T04:05:06Z", "moved house", "p1")
+    assert held.review_record == DecisionRecord(None, "check it", None)
+    assert held.problems == ()  # a record's unreadable date is no problem of the memory
+    assert plain.retired_record is None and plain.review_record is None

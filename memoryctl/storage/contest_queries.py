@@ -9,41 +9,41 @@ import json
 from collections.abc import Iterable
 
 from memoryctl.memory import Memory
-from memoryctl.storage.index import Index
-from memoryctl.storage.parsing import memory_from_doc
+from memoryctl.storage.index_connection import IndexConnection
 
 # The partial index `ix_notes_retiring` holds only memories whose `retires` is not
 # empty; a query must repeat this condition word for word for SQLite to use it.
 NAMES_RETIREMENTS = "instr(doc, '\"retires\":[]') = 0"
 
 
-def naming_in_retires(index: Index, mids: Iterable[str]) -> list[Memory]:
-    """The active memories whose `retires` may name one of these ids (the caller checks
-    the list itself: the id is only looked for somewhere in the stored document)."""
-    wanted = sorted(set(mids))
-    if not wanted:
-        return []
-    found: list[Memory] = []
-    for start in range(0, len(wanted), 200):
-        part = wanted[start : start + 200]
-        rows = index.execute(
-            f"SELECT doc, body FROM notes WHERE {NAMES_RETIREMENTS} AND broken IS NULL "
-            f"AND status = 'active' AND ({' OR '.join('instr(doc, ?) > 0' for _ in part)})",
-            [json.dumps(mid, ensure_ascii=False) for mid in part],
-        )
-        found += [memory_from_doc(doc, body) for doc, body in rows]
-    return found
+class ContestQueries(IndexConnection):
+    """The part of `Index` that `contested.py` reads through."""
 
+    def naming_in_retires(self, mids: Iterable[str]) -> list[Memory]:
+        """The active memories whose `retires` may name one of these ids (the caller
+        checks the list itself: the id is only looked for somewhere in the stored
+        document)."""
+        wanted = sorted(set(mids))
+        if not wanted:
+            return []
+        found: list[Memory] = []
+        for start in range(0, len(wanted), 200):
+            part = wanted[start : start + 200]
+            found += self._memories(
+                f"SELECT doc, body FROM notes WHERE {NAMES_RETIREMENTS} AND broken IS NULL "
+                f"AND status = 'active' AND ({' OR '.join('instr(doc, ?) > 0' for _ in part)})",
+                [json.dumps(mid, ensure_ascii=False) for mid in part],
+            )
+        return found
 
-def newest_facts(index: Index, pairs: Iterable[tuple[str, str]]) -> list[Memory]:
-    """For each (subject, predicate), the newest active typed fact that holds it."""
-    found: list[Memory] = []
-    for subject, predicate in sorted(set(pairs)):
-        rows = index.execute(
-            "SELECT doc, body FROM notes WHERE subject = ? AND predicate = ? "
-            "AND +status = 'active' AND value IS NOT NULL AND broken IS NULL "
-            "ORDER BY created DESC, mid DESC LIMIT 1",
-            (subject, predicate),
-        )
-        found += [memory_from_doc(doc, body) for doc, body in rows]
-    return found
+    def newest_facts(self, pairs: Iterable[tuple[str, str]]) -> list[Memory]:
+        """For each (subject, predicate), the newest active typed fact that holds it."""
+        found: list[Memory] = []
+        for subject, predicate in sorted(set(pairs)):
+            found += self._memories(
+                "SELECT doc, body FROM notes WHERE subject = ? AND predicate = ? "
+                "AND +status = 'active' AND value IS NOT NULL AND broken IS NULL "
+                "ORDER BY created DESC, mid DESC LIMIT 1",
+                (subject, predicate),
+            )
+        return found

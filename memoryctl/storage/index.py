@@ -8,7 +8,8 @@ made of one part per job, each in its own module:
 - index_sync.py: syncing with the vault's files, and each correction's reach;
 - index_reads.py: memories by reference, pins, typed facts and ranked search;
 - index_lists.py: the vault list's filtered, counted and ordered reads (`ListFilters`);
-- index_health.py: what `memoryctl doctor` asks.
+- index_health.py: what `memoryctl doctor` and the review checks ask;
+- contest_queries.py: what the bundle asks to find what contests a memory.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoryctl.storage.config import VaultConfig
-from memoryctl.storage.index_connection import IndexCorrupt
+from memoryctl.storage.contest_queries import ContestQueries
+from memoryctl.storage.index_connection import IndexCorrupt, is_index_error
 from memoryctl.storage.index_format import FTS_DDL, SCHEMA_VERSION
 from memoryctl.storage.index_health import IndexHealth
 from memoryctl.storage.index_lists import IndexLists, ListFilters
@@ -39,11 +41,12 @@ __all__ = [
     "IndexCorrupt",
     "ListFilters",
     "SyncReport",
+    "is_index_error",
     "remove_index",
 ]
 
 
-class Index(IndexHealth, IndexLists, IndexReads):
+class Index(IndexHealth, IndexLists, IndexReads, ContestQueries):
     """One open index. Methods are safe to call from several threads."""
 
     @cached_property

@@ -22,6 +22,11 @@ class IndexCorrupt(Exception):
     pass
 
 
+def is_index_error(error: BaseException) -> bool:
+    """Whether an error came from the index's database (a query, or a write of a sync)."""
+    return isinstance(error, IndexCorrupt | sqlite3.DatabaseError)
+
+
 class IndexConnection:
     """One open connection to an index file."""
 
@@ -60,7 +65,7 @@ class IndexConnection:
                 raise
             self._conn.execute("COMMIT")
 
-    def execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
+    def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
@@ -70,4 +75,4 @@ class IndexConnection:
                 raise IndexCorrupt(str(error)) from error
 
     def _memories(self, sql: str, params: Sequence[object] = ()) -> list[Memory]:
-        return [memory_from_doc(doc, body) for doc, body in self.execute(sql, params)]
+        return [memory_from_doc(doc, body) for doc, body in self._execute(sql, params)]

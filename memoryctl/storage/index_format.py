@@ -6,7 +6,7 @@ sqlmodel and SQLAlchemy (0.3 s, which the TUI would spend before its first paint
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Created after sqlmodel's tables.
 FTS_DDL = (

@@ -41,13 +41,13 @@ class IndexLists(IndexConnection):
         text: str | None = None,
         limit: int | None = None,
         offset: int = 0,
-        order: str = "created DESC, mid",
     ) -> list[Memory]:
+        """Memories newest first, narrowed by these filters, `limit` at a time."""
         filters = ListFilters(
             status=status, kind=kind, pinned=pinned, namespace=namespace, tag=tag, text=text
         )
         where, params = _where(filters)
-        sql = f"SELECT doc, body FROM notes{where} ORDER BY {order}"
+        sql = f"SELECT doc, body FROM notes{where} ORDER BY created DESC, mid"
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
@@ -55,7 +55,7 @@ class IndexLists(IndexConnection):
 
     def count(self, filters: ListFilters = EVERY_MEMORY) -> int:
         where, params = _where(filters)
-        return self.execute(f"SELECT count(*) FROM notes{where}", params)[0][0]
+        return self._execute(f"SELECT count(*) FROM notes{where}", params)[0][0]
 
     def rowids_in_order(self, filters: ListFilters = EVERY_MEMORY) -> list[int]:
         """The rowids `list` returns for these filters, in its order: newest first.
@@ -64,13 +64,13 @@ class IndexLists(IndexConnection):
         first (OFFSET would step over every row before it).
         """
         where, params = _where(filters)
-        rows = self.execute(f"SELECT rowid FROM notes{where} ORDER BY created DESC, mid", params)
+        rows = self._execute(f"SELECT rowid FROM notes{where} ORDER BY created DESC, mid", params)
         return [rowid for (rowid,) in rows]
 
     def namespaces_and_tags(self, most_tags: int = 200) -> tuple[list[str], list[str]]:
         """The namespaces in use, and the most used tags: what a person can filter by."""
-        namespaces = self.execute("SELECT DISTINCT namespace FROM notes ORDER BY namespace")
-        tags = self.execute(
+        namespaces = self._execute("SELECT DISTINCT namespace FROM notes ORDER BY namespace")
+        tags = self._execute(
             "SELECT tag FROM tags GROUP BY tag ORDER BY count(*) DESC, tag LIMIT ?", (most_tags,)
         )
         return [n for (n,) in namespaces], sorted(t for (t,) in tags)
@@ -86,7 +86,7 @@ class IndexLists(IndexConnection):
     def _rowid_set(self, sql: str, params: Sequence[object]) -> set[int]:
         """The rowids a query returns. They cross into Python as one string joined inside
         SQLite: a third quicker than a tuple per row, at 80,000 rows."""
-        ((joined,),) = self.execute(f"SELECT group_concat(rowid) FROM ({sql})", params)
+        ((joined,),) = self._execute(f"SELECT group_concat(rowid) FROM ({sql})", params)
         return set(map(int, joined.split(","))) if joined else set()
 
     def text_matches_in_steps(self, text: str, step: int = 20_000) -> Iterator[set[int]]:
@@ -95,7 +95,7 @@ class IndexLists(IndexConnection):
         match = search_query.prefix_query(text)
         if match is None:
             return
-        highest = self.execute("SELECT max(rowid) FROM notes")[0][0] or 0
+        highest = self._execute("SELECT max(rowid) FROM notes")[0][0] or 0
         for low in range(0, highest + 1, step):
             yield self._rowid_set(
                 "SELECT rowid FROM note_fts WHERE note_fts MATCH ? AND rowid BETWEEN ? AND ?",
@@ -108,7 +108,7 @@ class IndexLists(IndexConnection):
         match = search_query.prefix_query(text)
         if match is None:
             return None
-        return self.execute("SELECT count(*) FROM note_fts WHERE note_fts MATCH ?", (match,))[0][0]
+        return self._execute("SELECT count(*) FROM note_fts WHERE note_fts MATCH ?", (match,))[0][0]
 
     def newest_text_matches(self, text: str, limit: int) -> list[int]:
         """The rowids of the newest `limit` memories `text` matches, in `list` order.
@@ -120,7 +120,7 @@ class IndexLists(IndexConnection):
         match = search_query.prefix_query(text)
         if match is None:
             return []
-        rows = self.execute(
+        rows = self._execute(
             "SELECT n.rowid FROM notes n INDEXED BY ix_notes_newest WHERE EXISTS "
             "(SELECT 1 FROM note_fts f WHERE f.rowid = n.rowid AND note_fts MATCH ?) "
             "ORDER BY n.created DESC, n.mid LIMIT ?",

@@ -40,7 +40,7 @@ class IndexReads(IndexConnection):
         if not rowids:
             return []
         marks = ",".join("?" * len(rowids))
-        rows = self.execute(f"SELECT rowid, doc, body FROM notes WHERE rowid IN ({marks})", rowids)
+        rows = self._execute(f"SELECT rowid, doc, body FROM notes WHERE rowid IN ({marks})", rowids)
         by_id = {rowid: memory_from_doc(doc, body) for rowid, doc, body in rows}
         return [by_id[r] for r in rowids if r in by_id]
 
@@ -61,6 +61,38 @@ class IndexReads(IndexConnection):
             "SELECT doc, body FROM notes WHERE mid LIKE ? ESCAPE '\\' ORDER BY mid LIMIT 20",
             (escaped + "%",),
         )
+
+    def file_shas(self, mids: Sequence[str]) -> dict[str, str]:
+        """The hash of each memory's file as the index last read it (the index is synced
+        when a command opens the vault, so this is the file on disk)."""
+        shas: dict[str, str] = {}
+        for start in range(0, len(mids), 500):
+            part = list(mids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self._execute(
+                f"SELECT mid, sha FROM notes WHERE mid IN ({marks}) ORDER BY path DESC", part
+            )
+            shas.update(rows)
+        return shas
+
+    def derived_children(self, sources: Iterable[str]) -> dict[str, list[str]]:
+        """The ids of the memories derived from each of these (a `lineage.Children`)."""
+        sources = list(sources)
+        found: dict[str, list[str]] = {}
+        for start in range(0, len(sources), 500):
+            part = sources[start : start + 500]
+            rows = self._execute(
+                "SELECT d.source, n.mid FROM derivations d JOIN notes n ON n.rowid = d.note "
+                f"WHERE d.source IN ({','.join('?' * len(part))})",
+                part,
+            )
+            for source, child in rows:
+                found.setdefault(source, []).append(child)
+        return found
+
+    def ids_and_bodies(self) -> list[tuple[str, str]]:
+        """(id, body) of every file, in the order they were indexed."""
+        return self._execute("SELECT mid, body FROM notes ORDER BY rowid")
 
     def pins(self) -> list[Memory]:
         return self._memories(
@@ -84,7 +116,7 @@ class IndexReads(IndexConnection):
         predicate_marks = ",".join("?" * len(predicates))
         # `+status` keeps SQLite on the subject index: most memories are active, so the
         # status index would visit nearly every row.
-        return self.execute(
+        return self._execute(
             f"SELECT rowid, value FROM notes WHERE subject IN ({subject_marks}) "
             f"AND predicate IN ({predicate_marks}) AND +status = 'active' "
             "AND value IS NOT NULL AND broken IS NULL",
@@ -109,7 +141,7 @@ class IndexReads(IndexConnection):
             return self._newest_matches(plan.match, limit, statuses)
         sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
         if plan.estimate > search_query.RANK_CAP:
-            floor = self.execute(
+            floor = self._execute(
                 "SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
                 "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                 (plan.match, search_query.RANK_CAP - 1),
@@ -122,7 +154,7 @@ class IndexReads(IndexConnection):
         # excludes; joining every match to its row first costs more than the ranking.
         fetch = limit * 3 + 20
         while True:
-            ranked = [r for (r,) in self.execute(sql + order + " LIMIT ?", [*params, fetch])]
+            ranked = [r for (r,) in self._execute(sql + order + " LIMIT ?", [*params, fetch])]
             kept = self._current(ranked, statuses)
             if len(kept) >= limit or len(ranked) < fetch:
                 return kept[:limit]
@@ -141,7 +173,7 @@ class IndexReads(IndexConnection):
         if statuses is not None:
             where += f" AND status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        rows = self.execute(
+        rows = self._execute(
             f"SELECT rowid FROM notes WHERE {where} AND rowid IN (SELECT rowid FROM note_fts "
             "WHERE note_fts MATCH ? ORDER BY rowid DESC LIMIT ?) "
             "ORDER BY created DESC, mid LIMIT ?",
@@ -158,7 +190,7 @@ class IndexReads(IndexConnection):
         if statuses is not None:
             sql += f" AND status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
-        ok = {r for (r,) in self.execute(sql, params)}
+        ok = {r for (r,) in self._execute(sql, params)}
         return [r for r in rowids if r in ok]
 
     def search(self, query: str, *, limit: int = 20, include_retired: bool = False) -> list[Memory]:
@@ -166,7 +198,7 @@ class IndexReads(IndexConnection):
         return self.by_rowids(self.search_rows(query, limit=limit, statuses=statuses))
 
     def _note_count(self) -> int:
-        return self.execute("SELECT count(*) FROM notes")[0][0]
+        return self._execute("SELECT count(*) FROM notes")[0][0]
 
     def _document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
         """How many memories contain each term, remembered between searches.
@@ -177,7 +209,7 @@ class IndexReads(IndexConnection):
         result = {}
         for term in terms:
             if term not in self._df_cache:
-                rows = self.execute(
+                rows = self._execute(
                     "SELECT count(*) FROM note_fts WHERE note_fts MATCH ?",
                     (search_query.match_term(term),),
                 )

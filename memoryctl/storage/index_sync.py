@@ -58,7 +58,7 @@ class IndexSync(IndexConnection):
         result = scan(self.root, self.config)
         stamps = {
             path: (size, mtime)
-            for path, size, mtime in self.execute("SELECT path, size, mtime_ns FROM notes")
+            for path, size, mtime in self._execute("SELECT path, size, mtime_ns FROM notes")
         }
         report = SyncReport(scanned=len(result.files), skipped=result.skipped)
         todo: list[FileStat] = []
@@ -132,12 +132,12 @@ class IndexSync(IndexConnection):
         """What the index holds for these paths (all paths when None)."""
         sql = "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes"
         if paths is None:
-            rows = self.execute(sql)
+            rows = self._execute(sql)
         else:
             rows = []
             for start in range(0, len(paths), 500):
                 part = paths[start : start + 500]
-                rows += self.execute(sql + f" WHERE path IN ({','.join('?' * len(part))})", part)
+                rows += self._execute(sql + f" WHERE path IN ({','.join('?' * len(part))})", part)
         return {path: (rowid, size, mtime, sha, mid) for rowid, path, size, mtime, sha, mid in rows}
 
     def _apply(
@@ -334,7 +334,7 @@ class IndexSync(IndexConnection):
 
     def reach_of(self, mid: str) -> list[tuple[Memory, str]]:
         """Every memory this correction reaches now, with the string it names."""
-        rows = self.execute(
+        rows = self._execute(
             "SELECT t.doc, t.body, r.needle FROM reach r JOIN notes c ON c.rowid = r.correction "
             "JOIN notes t ON t.rowid = r.target WHERE c.mid = ? ORDER BY t.created, t.mid",
             (mid,),
@@ -348,12 +348,12 @@ class IndexSync(IndexConnection):
             "JOIN notes t ON t.rowid = r.target"
         )
         if target_mids is None:
-            return [tuple(r) for r in self.execute(sql)]  # type: ignore[misc]
+            return [tuple(r) for r in self._execute(sql)]  # type: ignore[misc]
         mids = list(target_mids)
         if not mids:
             return []
         marks = ",".join("?" * len(mids))
-        return [tuple(r) for r in self.execute(sql + f" WHERE t.mid IN ({marks})", mids)]  # type: ignore[misc]
+        return [tuple(r) for r in self._execute(sql + f" WHERE t.mid IN ({marks})", mids)]  # type: ignore[misc]
 
     def corrections_reaching(self, mids: Iterable[str]) -> dict[str, list[str]]:
         edges: dict[str, list[str]] = {}
@@ -366,7 +366,7 @@ class IndexSync(IndexConnection):
     def broken_files(self) -> list[tuple[str, str]]:
         return [
             (path, reason)
-            for path, reason in self.execute(
+            for path, reason in self._execute(
                 "SELECT path, broken FROM notes WHERE broken IS NOT NULL ORDER BY path"
             )
         ]

@@ -17,7 +17,14 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from memoryctl import matching
-from memoryctl.memory import Anchor, Memory, broken_memory, iso, memory_from_note
+from memoryctl.memory import (
+    Anchor,
+    DecisionRecord,
+    Memory,
+    broken_memory,
+    iso,
+    memory_from_note,
+)
 from memoryctl.storage import notefile
 
 # Parsing in worker processes pays for itself only on large batches.
@@ -69,11 +76,17 @@ def memory_doc(memory: Memory) -> str:
         "subject": memory.subject,
         "predicate": memory.predicate,
         "value": memory.value,
+        "retired_record": _record_doc(memory.retired_record),
+        "review_record": _record_doc(memory.review_record),
         "has_id": memory.has_id,
         "problems": memory.problems,
         "broken": memory.broken,
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _record_doc(record: DecisionRecord | None) -> list[str | None] | None:
+    return None if record is None else [record.at, record.reason, record.proposal]
 
 
 _TUPLES = ("tags", "deprecates", "detached", "derived_from", "retires", "problems")
@@ -84,6 +97,9 @@ def memory_from_doc(doc: str, body: str) -> Memory:
     for key in _TUPLES:
         data[key] = tuple(data[key])
     data["anchors"] = tuple(Anchor(**a) for a in data["anchors"])
+    for key in ("retired_record", "review_record"):
+        if data[key] is not None:
+            data[key] = DecisionRecord(*data[key])
     return Memory(body=body, **data)
 
 

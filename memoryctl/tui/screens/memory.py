@@ -60,7 +60,6 @@ class MemoryDetails:
 def read_details(vault: Vault, memory_id: str) -> MemoryDetails | None:
     """What the screen shows, from the index, the code repository and git. Blocks."""
     from memoryctl.corrections import now_lines
-    from memoryctl.decisions import index_children
     from memoryctl.lineage import descendants
     from memoryctl.storage import gitrepo
 
@@ -72,7 +71,7 @@ def read_details(vault: Vault, memory_id: str) -> MemoryDetails | None:
     raw = vault.read_text(memory) if memory.broken else None
     found = index.get_many(memory.derived_from)
     sources = [found[mid] for mid in memory.derived_from if mid in found]
-    below = descendants([memory.id], index_children(index))
+    below = descendants([memory.id], index.derived_children)
     by_id = index.get_many(d.id for d in below)
     kids = [(d.depth, by_id[d.id]) for d in below if d.id in by_id]
     anchors, anchors_note = anchor_states(vault, memory)
