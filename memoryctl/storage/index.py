@@ -33,7 +33,6 @@ from memoryctl.storage.index_sync import SyncReport
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
-    from sqlmodel import Session
 
 __all__ = [
     "RECENT_CANDIDATES",
@@ -50,7 +49,7 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries):
     """One open index. Methods are safe to call from several threads."""
 
     @cached_property
-    def engine(self) -> Engine:
+    def _engine(self) -> Engine:
         # Imported here: only building the tables needs sqlmodel, and its import (0.3 s)
         # would otherwise delay every open of a warm index, and the TUI's first paint.
         from sqlalchemy.pool import StaticPool
@@ -98,36 +97,32 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries):
         return None
 
     def _create_schema(self) -> None:
+        """Build the tables of an empty index. sqlmodel's import is paid here, where a
+        build of the whole index follows, and nowhere else (see docs/ARCHITECTURE.md)."""
         with self._lock:
             if self._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
                 return
-            from sqlmodel import SQLModel
+            from sqlmodel import Session, SQLModel
 
-            from memoryctl.storage import schema  # noqa: F401 (the tables' classes)
+            from memoryctl.storage.schema import MetaRow
 
-            SQLModel.metadata.create_all(self.engine)
+            SQLModel.metadata.create_all(self._engine)
             for ddl in FTS_DDL:
                 self._conn.execute(ddl)
             # Merge FTS segments less eagerly: a cold index of 100,000 memories is built
             # in about half the time, and queries stay fast (measured in bench/).
             self._conn.execute("INSERT INTO note_fts(note_fts, rank) VALUES ('automerge', 16)")
             self._conn.execute("INSERT INTO note_fts(note_fts, rank) VALUES ('crisismerge', 64)")
-            self._conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('unicode', ?)",
-                (unicodedata.unidata_version,),
-            )
+            with Session(self._engine) as session:
+                session.merge(MetaRow(key="unicode", value=unicodedata.unidata_version))
+                session.commit()
             self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
         with self._lock:
-            if "engine" in self.__dict__:
-                self.engine.dispose()
+            if "_engine" in self.__dict__:
+                self._engine.dispose()
             super().close()
-
-    def session(self) -> Session:
-        from sqlmodel import Session
-
-        return Session(self.engine)
 
 
 def remove_index(db_path: Path) -> None:
