@@ -18,12 +18,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The TUI runs inside the demo folder, so what Preview exports lands there.
 demo: $(STAMP)
 	rm -rf $(DEMO_VAULT)
 	mkdir -p $(dir $(DEMO_VAULT))
 	cp -R sample_vault $(DEMO_VAULT)
 	$(BIN)/memoryctl init $(DEMO_VAULT)
-	$(BIN)/memoryctl tui $(DEMO_VAULT)
+	cd $(DEMO_VAULT) && $(CURDIR)/$(BIN)/memoryctl tui .
 
 test: $(STAMP)
 	$(BIN)/ruff check memoryctl tests bench

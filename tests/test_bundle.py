@@ -341,11 +341,10 @@ def test_lower_ranked_duplicates_are_listed_as_superseded(sample_dir):
 
 # --- profiles and permissions ---------------------------------------------------------------
 
-WORK = '[profiles.work]\nnamespaces = ["work"]\n'
+# The sample vault's `work` profile sees only the work namespace.
 
 
 def test_a_work_profile_sees_nothing_from_another_namespace(sample_dir):
-    add_profiles(sample_dir, WORK)
     message = "Any snack ideas without peanuts or mangoes, and where do I open a pull request?"
     everyone = build(sample_dir, message=message)
     bundle = build(sample_dir, profile="work", message=message)
@@ -363,7 +362,6 @@ def test_a_work_profile_sees_nothing_from_another_namespace(sample_dir):
 
 
 def test_a_pinned_summary_derived_from_a_memory_outside_the_profile_is_held_out(sample_dir):
-    add_profiles(sample_dir, WORK)
     write_memory(
         sample_dir,
         "memories/work/lunch-summary.md",
@@ -471,7 +469,6 @@ def test_the_visibility_ladder(sample_dir):
 
 
 def test_a_conflict_never_names_a_fact_outside_the_profile(sample_dir):
-    add_profiles(sample_dir, WORK)
     write_memory(
         sample_dir,
         "memories/work/team-fruit.md",
@@ -646,14 +643,13 @@ def test_control_characters_and_a_huge_message_are_handled(sample_dir, cli):
 
 
 def test_an_unknown_profile_is_an_error_that_lists_the_valid_ones(sample_dir, cli):
-    add_profiles(sample_dir, WORK)
     for command in (("preview",), ("export", "--format", "json")):
         result = cli("--vault", str(sample_dir), *command, "--profile", "nope")
         assert result.code == 1
         assert last_line(result.err) == (
-            "memoryctl: unknown profile 'nope'; valid profiles: default, work"
+            "memoryctl: unknown profile 'nope'; valid profiles: default, personal, work"
         )
-    with pytest.raises(ConfigError, match="valid profiles: default, work"):
+    with pytest.raises(ConfigError, match="valid profiles: default, personal, work"):
         build(sample_dir, profile="nope")
 
 

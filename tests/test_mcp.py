@@ -40,11 +40,8 @@ guard = 8
 
 [mcp]
 writes_per_minute = 1000
-
-[profiles.work]
-namespaces = ["work"]
-visibility = "private"
 """
+# The sample vault's own `work` profile sees only the work namespace, up to private.
 # A work note derived from a secret personal one: a work agent must never see it.
 DERIVED_FROM_SECRET = """\
 ---
