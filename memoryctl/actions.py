@@ -44,8 +44,23 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def init_vault(path: Path) -> list[str]:
-    """Make `path` a vault; return what was created. Existing files are kept as they are."""
+@dataclass
+class InitReport:
+    """What `init_vault` did: what it created, and what of the folder it took in."""
+
+    created: list[str]
+    memories: int  # memory files in the folder
+    others: list[str]  # files git neither tracks nor ignores: left for the person to commit
+    ignores_added: list[str] = field(default_factory=list)  # lines added to a .gitignore
+
+
+def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
+    """Make `path` a vault. Existing files are kept as they are. In a new repository the
+    first commit holds the settings and the memories, and only those unless `every_file`
+    is asked for; an existing `.gitignore` gets the vault's ignores it lacks."""
+    from memoryctl.storage.config import load_config
+    from memoryctl.storage.scan import scan
+
     path.mkdir(parents=True, exist_ok=True)
     created: list[str] = []
     new_repo = not gitrepo.is_repo(path)
@@ -61,12 +76,29 @@ def init_vault(path: Path) -> list[str]:
         if not target.exists():
             target.write_text(text, encoding="utf-8")
             created.append(name)
+    added = [] if ".gitignore" in created else add_ignores(path / ".gitignore")
+    settings = [n for n in (".gitignore", CONFIG_NAME, "README.md") if n in created]
+    if added or new_repo:  # a new repository takes the vault's settings, however they came
+        settings = sorted({*settings, ".gitignore", CONFIG_NAME})
+    memories = [f.relpath for f in scan(path, load_config(path)).files]
     if new_repo:
-        gitrepo.commit(path, ["."], "Initialize memoryctl vault")
+        taken = ["."] if every_file else sorted({*settings, *memories})
+        gitrepo.first_commit(path, taken, "Initialize memoryctl vault")
     else:
-        files = [n for n in (".gitignore", CONFIG_NAME, "README.md") if n in created]
-        gitrepo.commit(path, files, "Add memoryctl vault settings")
-    return created
+        gitrepo.commit(path, settings, "Add memoryctl vault settings")
+    others = gitrepo.untracked(path) if new_repo else []
+    return InitReport(created, len(memories), others, added)
+
+
+def add_ignores(gitignore: Path) -> list[str]:
+    """Append the vault's ignores that an existing `.gitignore` lacks; return them."""
+    raw = gitignore.read_text(encoding="utf-8")
+    have = {line.strip() for line in raw.splitlines()}
+    missing = [line for line in VAULT_GITIGNORE.splitlines() if line not in have]
+    if missing:
+        lead = "" if not raw or raw.endswith("\n") else "\n"
+        gitignore.write_text(raw + lead + "\n".join(missing) + "\n", encoding="utf-8")
+    return missing
 
 
 def slug(text: str, limit: int = 60) -> str:
@@ -207,12 +239,30 @@ def _next_pin_order(vault: Vault) -> int:
     return int(max(orders, default=0)) + 1
 
 
+class NotPinnable(VaultError):
+    """Only a current memory can be pinned; this one is retired or held for review."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory_id = memory.id
+        self.title = memory.title
+        self.status = memory.status
+        state = "retired" if memory.status == "retired" else "held for review"
+        super().__init__(f"{memory.id} ({memory.title}) is {state}; only a current one is pinned")
+
+
+def can_pin(memory: Memory) -> bool:
+    """A pin is always in context, and a retired or held memory is out of it."""
+    return memory.status == "active" and not memory.broken
+
+
 def set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
     memory = vault.resolve(ref)
     loaded = vault.load(memory)
     if loaded.memory.pinned == pinned:
         state = "pinned" if pinned else "not pinned"
         raise VaultError(f"{memory.id} ({memory.title}) is already {state}")
+    if pinned and not can_pin(loaded.memory):
+        raise NotPinnable(loaded.memory)
     if pinned:
         changes: dict[str, object] = {"pinned": True, "pin_order": _next_pin_order(vault)}
         message = f"Pin {memory.title}"

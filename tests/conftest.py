@@ -49,7 +49,7 @@ def copy_sample(target: Path) -> Path:
     for folder, _, files in os.walk(target):
         for name in files:
             os.utime(Path(folder) / name, (FIXED_MTIME, FIXED_MTIME))
-    init_vault(target)
+    init_vault(target, every_file=True)  # a full copy: its code and README too
     return target
 
 

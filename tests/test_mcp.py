@@ -77,7 +77,7 @@ def make_vault(root: Path, settings: str = SETTINGS) -> Path:
     with open(root / "memoryctl.toml", "a", encoding="utf-8") as handle:
         handle.write(settings)
     (root / "memories" / "work" / "offsite.md").write_text(DERIVED_FROM_SECRET, encoding="utf-8")
-    init_vault(root)
+    init_vault(root, every_file=True)
     return root
 
 

@@ -26,7 +26,7 @@ FIXED_MTIME = 1_767_225_600  # 2026-01-01T00:00:00Z, as in test_tui_shell
 def vault_path(tmp_path: Path) -> Path:
     path = tmp_path / "vault"
     shutil.copytree(SAMPLE_VAULT, path)
-    init_vault(path)
+    init_vault(path, every_file=True)
     for file in path.rglob("*"):
         if ".git" not in file.relative_to(path).parts:
             os.utime(file, (FIXED_MTIME, FIXED_MTIME))

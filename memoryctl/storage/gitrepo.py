@@ -40,6 +40,23 @@ def init(root: Path) -> None:
     _git(root, "init", "-q")
 
 
+def first_commit(root: Path, paths: list[str], message: str) -> str | None:
+    """The first commit of a new repository: exactly these paths, however many (they are
+    staged in batches, never all on one command line); return the commit id."""
+    for start in range(0, len(paths), 1000):
+        _git(root, "add", "--", *paths[start : start + 1000])
+    if not _git(root, "diff", "--cached", "--name-only").stdout.strip():
+        return None
+    _git(root, *_identity(root), "commit", "-q", "-m", message)
+    return _git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+def untracked(root: Path) -> list[str]:
+    """Files git does not track and does not ignore."""
+    listed = _git(root, "ls-files", "--others", "--exclude-standard", "-z").stdout
+    return [path for path in listed.split("\0") if path]
+
+
 def _identity(root: Path) -> list[str]:
     configured = _git(root, "config", "user.email", check=False).stdout.strip()
     return [] if configured else _FALLBACK_IDENTITY

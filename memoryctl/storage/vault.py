@@ -67,10 +67,11 @@ class Vault:
         if self.last_sync is None:
             index = self.stored_index()
             self.last_sync = index.sync()
-            if index.built_fresh and self.last_sync.added:
+            added = self.last_sync.added
+            if index.built_fresh and added:
                 index.notices.append(
                     f"The index was missing, so it was built from the vault "
-                    f"({self.last_sync.added} files)."
+                    f"({added} file{'' if added == 1 else 's'})."
                 )
             return index
         assert self._index is not None
