@@ -55,6 +55,69 @@ def test_init_creates_a_git_vault_with_settings_and_a_readme(tmp_path, cli):
     assert "already a vault" in again.out
 
 
+def folder_of_notes_and_other_files(root: Path) -> Path:
+    """A folder a person already keeps notes in, beside files that are not memories."""
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "one.md").write_text("Ada is my sister.\n")
+    (root / "notes" / "two.md").write_text("I live in Porto.\n")
+    (root / "scripts").mkdir()
+    (root / "scripts" / "backup.sh").write_text("#!/bin/sh\n")
+    (root / "photo.jpg").write_bytes(b"\xff\xd8")
+    (root / ".gitignore").write_text("node_modules/")
+    return root
+
+
+def test_init_over_a_folder_commits_its_memories_and_names_the_files_it_leaves(tmp_path, cli):
+    root = folder_of_notes_and_other_files(tmp_path / "notes-folder")
+    result = cli("init", str(root))
+    assert result.code == 0, result.err
+    assert "It holds 2 memories." in result.out
+    assert "Left 2 other files uncommitted (photo.jpg, scripts/backup.sh)" in result.out
+    assert "Added to the existing .gitignore: .memoryctl/ *.tmp .DS_Store" in result.out
+    tracked = gitrepo._git(root, "ls-files").stdout.split()
+    assert sorted(tracked) == [
+        ".gitignore",
+        "README.md",
+        "memoryctl.toml",
+        "notes/one.md",
+        "notes/two.md",
+    ]
+    assert git_status(root) == "?? photo.jpg\n?? scripts/\n"
+    # The person's own ignores are kept; the vault's are added below them.
+    assert (root / ".gitignore").read_text() == "node_modules/\n.memoryctl/\n*.tmp\n.DS_Store\n"
+
+
+def test_init_with_all_files_commits_every_file_when_asked(tmp_path, cli):
+    root = folder_of_notes_and_other_files(tmp_path / "notes-folder")
+    result = cli("init", "--all-files", str(root), "--json")
+    assert result.code == 0, result.err
+    assert result.json()["memories"] == 2 and result.json()["uncommitted"] == []
+    assert git_status(root) == ""
+    assert "photo.jpg" in gitrepo._git(root, "ls-files").stdout
+
+
+def test_a_folder_that_is_not_a_vault_is_refused_before_any_work(tmp_path, cli, monkeypatch):
+    root = folder_of_notes_and_other_files(tmp_path / "big-folder")
+    for args in (("--vault", str(root), "list"), ("tui", str(root))):
+        result = cli(*args)
+        assert result.code == 1
+        assert result.err.strip() == (
+            f"memoryctl: {root} is not a vault; memoryctl init {root} makes one"
+        )
+        assert result.out == ""
+    monkeypatch.setenv("MEMORYCTL_VAULT", str(root))
+    assert "is not a vault" in cli("list").err
+    assert not (root / ".git").exists()  # nothing was indexed or committed
+
+
+def test_a_file_given_as_the_vault_is_called_a_file(tmp_path, cli):
+    note_file = tmp_path / "note.md"
+    note_file.write_text("hello\n")
+    result = cli("tui", str(note_file))
+    assert result.code == 1
+    assert result.err.strip() == f"memoryctl: {note_file} is a file, not a folder"
+
+
 def test_add_prints_the_new_id_and_show_prints_it_back(vault_dir, cli):
     result = cli(
         "--vault", str(vault_dir), "add", "I prefer tabs over spaces", "--kind", "preference"

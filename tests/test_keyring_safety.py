@@ -6,7 +6,7 @@ from __future__ import annotations
 from keyring.backends import fail, null
 from keyrings.alt.file import PlaintextKeyring
 
-from memoryctl.keyring_safety import safe_backend, unsafe_keyring, unsafe_warning
+from memoryctl.mcp.keyring_safety import safe_backend, unsafe_keyring, unsafe_warning
 
 
 def test_the_plaintext_file_keyring_is_named_with_its_file_and_a_safe_backend() -> None:

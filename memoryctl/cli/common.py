@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl.memory import Memory, marks
+from memoryctl.wording import counted
 
 EXIT_USER = 1
 EXIT_USAGE = 2
@@ -51,15 +52,33 @@ def find_vault(explicit: str | None) -> Path:
 
     try:
         return location.find_vault(explicit)
-    except location.NoSuchFolder as error:
-        origin = "--vault" if error.origin == "explicit" else location.ENV_VAULT
-        raise UserError(f"{origin} {error.path}: no such folder") from None
-    except location.NoVaultHere:
-        raise UserError(
-            "no vault here: pass --vault PATH, set MEMORYCTL_VAULT, or run `memoryctl init PATH`"
-        ) from None
     except location.VaultNotFound as error:
-        raise UserError(str(error)) from None
+        raise vault_not_found(error) from None
+
+
+def vault_at(path: str) -> Path:
+    """The vault a command names as its argument (`memoryctl tui PATH`)."""
+    from memoryctl.storage import location
+
+    try:
+        return location.vault_at(path, "explicit")
+    except location.VaultNotFound as error:
+        raise vault_not_found(error) from None
+
+
+def vault_not_found(error: Exception) -> UserError:
+    from memoryctl.storage import location
+
+    if isinstance(error, location.NotAVault):
+        return UserError(f"{error.path} is not a vault; memoryctl init {error.path} makes one")
+    if isinstance(error, location.NoSuchFolder):
+        origin = "--vault" if error.origin == "explicit" else location.ENV_VAULT
+        return UserError(f"{origin} {error.path}: no such folder")
+    if isinstance(error, location.NoVaultHere):
+        return UserError(
+            "no vault here: pass --vault PATH, set MEMORYCTL_VAULT, or run `memoryctl init PATH`"
+        )
+    return UserError(str(error))
 
 
 def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start-up time)
@@ -74,7 +93,10 @@ def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start
     vault.index.notices.clear()
     if vault.last_sync and vault.last_sync.problems and not getattr(args, "quiet_problems", False):
         count = len(vault.last_sync.problems)
-        note(f"{count} file(s) could not be read as memories; `memoryctl doctor` lists them.")
+        note(
+            f"{counted(count, 'file')} could not be read as memories; "
+            "`memoryctl doctor` lists them."
+        )
     return vault
 
 

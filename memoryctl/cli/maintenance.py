@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from memoryctl.cli.common import (
     EXIT_USER,
@@ -15,7 +14,9 @@ from memoryctl.cli.common import (
     note,
     open_vault,
     say,
+    vault_at,
 )
+from memoryctl.wording import counted
 
 
 def cmd_reindex(args: argparse.Namespace) -> None:
@@ -115,7 +116,7 @@ def cmd_watch(args: argparse.Namespace) -> None:
             if args.json:
                 emit_json({"paths": paths, "changed": report.touched})
             else:
-                say(f"Re-indexed {len(paths)} file(s): {', '.join(paths[:5])}")
+                say(f"Re-indexed {counted(len(paths), 'file')}: {', '.join(paths[:5])}")
             sys.stdout.flush()
     except KeyboardInterrupt:
         pass
@@ -125,9 +126,7 @@ def cmd_tui(args: argparse.Namespace) -> None:
     from memoryctl.storage.vault import Vault
     from memoryctl.tui.app import run_app
 
-    root = Path(args.path).expanduser() if getattr(args, "path", None) else find_vault(args.vault)
-    if not root.is_dir():
-        raise UserError(f"{root}: no such folder")
+    root = vault_at(args.path) if getattr(args, "path", None) else find_vault(args.vault)
     run_app(Vault(root))
 
 

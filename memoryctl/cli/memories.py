@@ -22,6 +22,7 @@ from memoryctl.cli.common import (
     short,
 )
 from memoryctl.memory import KINDS, STATUSES, VISIBILITIES, Memory
+from memoryctl.wording import counted
 
 
 def cmd_init(args: argparse.Namespace) -> None:
@@ -30,14 +31,32 @@ def cmd_init(args: argparse.Namespace) -> None:
     path = Path(args.path or ".").expanduser()
     if path.exists() and not path.is_dir():
         raise UserError(f"{path} exists and is not a folder")
-    created = init_vault(path)
+    report = init_vault(path, every_file=args.all_files)
     if args.json:
-        emit_json({"vault": str(path.resolve()), "created": created})
+        emit_json(
+            {
+                "vault": str(path.resolve()),
+                "created": report.created,
+                "memories": report.memories,
+                "uncommitted": report.others,
+                "ignores_added": report.ignores_added,
+            }
+        )
         return
-    if created:
-        say(f"Initialized vault in {path.resolve()} ({', '.join(created)}).")
-    else:
+    if not report.created and not report.ignores_added:
         say(f"{path.resolve()} is already a vault; nothing changed.")
+        return
+    made = f" ({', '.join(report.created)})" if report.created else ""
+    say(f"Initialized vault in {path.resolve()}{made}.")
+    say(f"It holds {counted(report.memories, 'memory', 'memories')}.")
+    if report.ignores_added:
+        say(f"Added to the existing .gitignore: {' '.join(report.ignores_added)}")
+    if report.others:
+        shown = ", ".join(report.others[:5]) + (", …" if len(report.others) > 5 else "")
+        say(
+            f"Left {counted(len(report.others), 'other file')} uncommitted ({shown}): "
+            "commit them with git if they belong in the vault."
+        )
 
 
 def _new_memory(args: argparse.Namespace, body: str):
@@ -102,9 +121,7 @@ def cmd_add(args: argparse.Namespace) -> None:
 
 def _print_reach_summary(vault, memory: Memory) -> None:
     reached = vault.index.reach_of(memory.id)
-    note(
-        f"This correction reaches {len(reached)} older memor{'y' if len(reached) == 1 else 'ies'}."
-    )
+    note(f"This correction reaches {counted(len(reached), 'older memory', 'older memories')}.")
     for reached_memory, needle in reached[:20]:
         note(f"  {reached_memory.id}  {reached_memory.title}  ({needle})")
     if len(reached) > 20:
@@ -347,6 +364,11 @@ def cmd_edit(args: argparse.Namespace) -> None:
 def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("init", cmd_init, "create a vault (a git repository with memoryctl.toml)")
     p.add_argument("path", nargs="?", metavar="PATH")
+    p.add_argument(
+        "--all-files",
+        action="store_true",
+        help="in a new repository, commit every file in the folder, not only its memories",
+    )
 
     def memory_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("body", nargs="?", metavar="BODY|-", help="the text, or - for stdin")

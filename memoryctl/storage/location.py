@@ -8,6 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoryctl.storage.config import CONFIG_NAME
 from memoryctl.storage.vault import is_vault
 
 ENV_VAULT = "MEMORYCTL_VAULT"
@@ -24,6 +25,26 @@ class NoSuchFolder(VaultNotFound):
 
     def __str__(self) -> str:
         return f"{self.path}: no such folder"
+
+
+@dataclass
+class NotAFolder(VaultNotFound):
+    path: str
+    origin: str  # "explicit", "environment" or "default"
+
+    def __str__(self) -> str:
+        return f"{self.path} is a file, not a folder"
+
+
+@dataclass
+class NotAVault(VaultNotFound):
+    """A folder with no memoryctl.toml: never read as a vault, so nothing in it is indexed."""
+
+    path: Path
+    origin: str  # "explicit", "environment" or "default"
+
+    def __str__(self) -> str:
+        return f"{self.path} is not a vault (it has no {CONFIG_NAME})"
 
 
 @dataclass
@@ -67,20 +88,29 @@ def default_vault() -> Path | None:
     return Path(value).expanduser() if isinstance(value, str) else None
 
 
+def vault_at(candidate: str, origin: str) -> Path:
+    """The vault a person named: an existing folder that holds memoryctl.toml."""
+    path = Path(candidate).expanduser()
+    if path.is_file():
+        raise NotAFolder(candidate, origin)
+    if not path.is_dir():
+        raise NoSuchFolder(candidate, origin)
+    if not is_vault(path):
+        raise NotAVault(path, origin)
+    return path
+
+
 def find_vault(explicit: str | None, cwd: Path | None = None) -> Path:
     """The explicit folder, then $MEMORYCTL_VAULT, then the user's default, then the
     nearest folder at or above `cwd` that is a vault."""
     for candidate, origin in ((explicit, "explicit"), (os.environ.get(ENV_VAULT), "environment")):
         if candidate:
-            path = Path(candidate).expanduser()
-            if not path.is_dir():
-                raise NoSuchFolder(candidate, origin)
-            return path
+            return vault_at(candidate, origin)
     configured = default_vault()
     if configured is not None:
-        if not configured.is_dir():
+        if not configured.exists():
             raise DefaultVaultMissing(configured, user_config_path())
-        return configured
+        return vault_at(str(configured), "default")
     here = cwd or Path.cwd()
     for folder in (here, *here.parents):
         if is_vault(folder):

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Header, Static
 from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.modals import ConfirmScreen
-from memoryctl.tui.wording import counted
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.mcp.agents import Agent

@@ -21,7 +21,7 @@ from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_i
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.highlight import highlighted
 from memoryctl.tui.widgets.modals import ConfirmScreen
-from memoryctl.tui.wording import counted
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory

@@ -22,7 +22,7 @@ from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_i
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.pick_memory import PickMemoryScreen
 from memoryctl.tui.widgets.token_meter import TokenMeter
-from memoryctl.tui.wording import counted
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory

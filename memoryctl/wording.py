@@ -1,4 +1,4 @@
-"""How counts read: "1 memory", "2 memories", "10,000 memories"."""
+"""How counts read, on every face: "1 memory", "2 memories", "10,000 memories"."""
 
 from __future__ import annotations
 
