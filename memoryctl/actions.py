@@ -255,6 +255,20 @@ def can_pin(memory: Memory) -> bool:
     return memory.status == "active" and not memory.broken
 
 
+def available_actions(memory: Memory) -> frozenset[str]:
+    """What a person can do to a memory as it is now: `pin` or `unpin`, `replace` (its
+    text, in place), `edit_file` (in an editor of their own), `retire`, `restore`,
+    `confirm` (a memory held for review is current) and `hold` (propose a review)."""
+    if memory.broken:
+        return frozenset({"edit_file"})  # a file memoryctl cannot read is fixed by hand
+    found = {"unpin"} if memory.pinned else ({"pin"} if can_pin(memory) else set())
+    if memory.status == "retired":
+        return frozenset(found | {"restore"})
+    found |= {"replace", "edit_file", "retire"}
+    found.add("confirm" if memory.status == "needs_review" else "hold")
+    return frozenset(found)
+
+
 def set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
     memory = vault.resolve(ref)
     loaded = vault.load(memory)

@@ -5,13 +5,25 @@ from __future__ import annotations
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TextArea
-from tui_support import SIZE, THEMES, app, quiet, settled, toasts, until, vault, vault_path
+from tui_support import (
+    SIZE,
+    THEMES,
+    app,
+    footer_keys,
+    quiet,
+    settled,
+    toasts,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp
 from memoryctl.tui.screens.editor import EditorScreen
 from memoryctl.tui.screens.memory import MemoryScreen
 from memoryctl.tui.widgets import MemoryView
+from memoryctl.tui.widgets.modals import AskScreen
 
 __all__ = ["app", "vault", "vault_path"]
 
@@ -147,6 +159,61 @@ async def test_saving_over_a_file_changed_on_disk_is_refused(app: MemoryApp, vau
         await settled(pilot)
         assert "Casa Guedes" in editor_screen.query_one(TextArea).text
         assert not editor_screen.has_class("-conflict")
+
+
+async def retire_with_keys(pilot: Pilot, screen: MemoryScreen, reason: str) -> None:
+    await pilot.press("r")
+    await until(pilot, lambda: isinstance(pilot.app.screen, AskScreen))
+    await pilot.press(*reason, "enter")
+    await until(pilot, lambda: pilot.app.screen is screen)
+    await settled(pilot)
+
+
+async def test_the_keys_follow_the_memory_as_it_is_retired_and_restored(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_memory(pilot, DINNER)
+        assert set(footer_keys(screen)) >= {"p", "e", "E", "r"}
+        assert footer_keys(screen)["p"] == "Pin"
+        await retire_with_keys(pilot, screen, "over")
+        assert screen.memory is not None and screen.memory.status == "retired"
+        # A retired memory can only be restored: the footer says so at once.
+        assert footer_keys(screen) == {"escape": "Back", "R": "Restore"} | app_keys(screen)
+        await pilot.press("p")  # not offered, so it does nothing
+        await settled(pilot)
+        assert DINNER not in [m.id for m in vault.index.pins()]
+        await pilot.press("R")
+        await settled(pilot)
+        assert screen.memory is not None and screen.memory.status == "active"
+        assert "R" not in footer_keys(screen)
+        assert set(footer_keys(screen)) >= {"p", "e", "E", "r"}
+        await pilot.press("p")
+        await settled(pilot)
+        assert footer_keys(screen)["p"] == "Unpin"
+        assert DINNER in [m.id for m in vault.index.pins()]
+
+
+async def test_a_memory_held_for_review_offers_confirm_and_not_pin(
+    app: MemoryApp, vault: Vault
+) -> None:
+    from memoryctl.actions import utcnow
+    from memoryctl.decisions import act
+
+    act(vault, "needs_review", DINNER, now=utcnow(), reason="is it still on?")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_memory(pilot, DINNER)
+        keys = footer_keys(screen)
+        assert "c" in keys and "p" not in keys and "R" not in keys
+        await pilot.press("c")
+        await settled(pilot)
+        assert screen.memory is not None and screen.memory.status == "active"
+        assert "c" not in footer_keys(screen) and "p" in footer_keys(screen)
+
+
+def app_keys(screen: MemoryScreen) -> dict[str, str]:
+    """The app's own keys, shown on every screen."""
+    return {k: v for k, v in footer_keys(screen).items() if k in ("ctrl+q", "f1", *"123456")}
 
 
 @pytest.mark.parametrize("theme", THEMES)

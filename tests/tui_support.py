@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from memoryctl.actions import init_vault
 from memoryctl.storage.vault import Vault
@@ -78,3 +79,12 @@ def quiet(app: MemoryApp) -> None:
 
 def toasts(app: MemoryApp) -> list[str]:
     return [n.message for n in app._notifications]
+
+
+def footer_keys(screen: Screen[object]) -> dict[str, str]:
+    """The keys the footer shows now, with their words: what the person can press."""
+    return {
+        key: binding.description
+        for key, (_, binding, enabled, _) in screen.active_bindings.items()
+        if binding.show and enabled
+    }

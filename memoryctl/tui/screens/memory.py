@@ -25,7 +25,7 @@ from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.memory_view import Shown
 from memoryctl.tui.widgets.modals import AskScreen
-from memoryctl.tui.wording import counted
+from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -135,10 +135,17 @@ class MemoryScreen(AppScreen):
         Binding("escape", "back", "Back", id="memoryctl.memory.back", tooltip="Back to the list"),
         Binding(
             "p",
-            "toggle_pin",
-            "Pin/unpin",
+            "pin",
+            "Pin",
             id="memoryctl.memory.pin",
-            tooltip="Pin this memory, or unpin it",
+            tooltip="Pin this memory: it is always in the agent's context",
+        ),
+        Binding(
+            "p",
+            "unpin",
+            "Unpin",
+            id="memoryctl.memory.unpin",
+            tooltip="Unpin this memory",
         ),
         Binding(
             "e",
@@ -232,6 +239,7 @@ class MemoryScreen(AppScreen):
         self.memory_id = memory_id
         self.shown = shown
         self.details = None
+        self.refresh_bindings()
         self.sub_title = shown.memory.title if shown else ""
         self.query_one(TabbedContent).active = "tab-note"
         view = self.query_one(MemoryView)
@@ -275,6 +283,7 @@ class MemoryScreen(AppScreen):
         view = self.query_one(MemoryView)
         view.loading = False
         details = self.details = message.details
+        self.refresh_bindings()
         if details is None:
             view.show_message(f"{self.memory_id} is no longer in the vault.")
             return
@@ -354,25 +363,39 @@ class MemoryScreen(AppScreen):
 
     # --- actions ---------------------------------------------------------------------------
 
+    # The screen's keys are those the core allows on the memory as it is now; they are
+    # checked again whenever the memory is read or changed (`refresh_bindings`).
+    ACTION_NAMES: ClassVar[dict[str, str]] = {
+        "pin": "pin",
+        "unpin": "unpin",
+        "edit": "replace",
+        "edit_outside": "edit_file",
+        "retire": "retire",
+        "restore": "restore",
+        "confirm": "confirm",
+        "propose": "hold",
+    }
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        from memoryctl.actions import available_actions
+
+        if action not in self.ACTION_NAMES:
+            return True
         memory = self.memory
-        if action == "edit_outside":
-            return memory is not None  # a broken file is fixed in an editor
-        if action in ("toggle_pin", "edit", "retire", "propose"):
-            return memory is not None and not memory.broken
-        if action == "restore":
-            return memory is not None and memory.status == "retired"
-        if action == "confirm":
-            return memory is not None and memory.status == "needs_review"
-        return True
+        return memory is not None and self.ACTION_NAMES[action] in available_actions(memory)
 
     def action_back(self) -> None:
         self.dismiss()
 
-    def action_toggle_pin(self) -> None:
+    def action_pin(self) -> None:
         if self.memory is not None:
             self.loading = True
-            self.set_pinned(self.memory, not self.memory.pinned)
+            self.set_pinned(self.memory, True)
+
+    def action_unpin(self) -> None:
+        if self.memory is not None:
+            self.loading = True
+            self.set_pinned(self.memory, False)
 
     @work(thread=True, exclusive=True, group="memory-action", exit_on_error=False)
     def set_pinned(self, memory: Memory, pinned: bool) -> None:
@@ -478,4 +501,7 @@ class MemoryScreen(AppScreen):
     def done(self, message: Done) -> None:
         self.loading = False
         self.notify(message.said, title=message.memory.title if message.memory else None)
+        if message.memory is not None and self.details is not None:
+            self.details.memory = message.memory  # the keys follow at once, not at the reread
+            self.refresh_bindings()
         self.reload()
