@@ -1,13 +1,17 @@
 """Turning what a person types into an FTS5 query, and choosing how to rank it.
 
-BM25 is the ranking, with one measured exception. A term that most memories contain
-("the", or a project name in a project vault) carries almost no information, yet
-ranking every memory that contains it costs hundreds of milliseconds on a large vault.
-So the plan drops such terms when rarer ones remain, and when only common terms are
-left it matches them all and returns the most recently indexed memories first.
+BM25 is the ranking. Ranking costs time in proportion to the matches it scores (about
+1.2 microseconds a match, measured at 100,000 memories on a loaded 2-core machine:
+4,000 matches take 5 ms, 32,000 take 37 ms). So wherever the matches are few enough to
+rank quickly, every match is ranked: in a vault of a few thousand memories, that is
+every query. Past that, a term whose posting list is longer than that ("the", or a
+project name in a project vault) is *common*: it carries little information, so the
+plan drops it when rarer terms remain, and when only common terms are left it matches
+them all and returns the most recently indexed memories first.
 
 Long messages (what a user says to an agent) are cut to their rarest terms, joined
-with OR: those carry the ranking, and their short posting lists keep the query fast.
+with OR, once all of them together would be slow to rank: those carry the ranking,
+and their short posting lists keep the query fast.
 """
 
 from __future__ import annotations
@@ -16,18 +20,25 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memoryctl.matching import fold
 
-# A term in more than this share of memories is "common".
-COMMON_SHARE = 0.2
-# Most terms a message query keeps: enough to rank well, few enough to stay fast.
+# BM25 ranks this many matches in a few milliseconds (see above): a query that matches
+# no more is ranked whole, and a term in more memories than this is "common".
+RANK_ALL = 4000
+COMMON_POSTINGS = RANK_ALL
+# Past RANK_ALL, the most terms a message query keeps: enough to rank well, few enough
+# to stay fast; and it stops adding terms once their memories add up to this many.
 MESSAGE_TERMS = 6
 MESSAGE_MIN_WORDS = 5
-# A message query stops adding terms once their memories add up to this many.
-MESSAGE_POSTINGS = 4000
+MESSAGE_POSTINGS = RANK_ALL
 # BM25 ranks at most this many matches: the most recently indexed ones.
-RANK_CAP = 4000
+RANK_CAP = RANK_ALL
+# The most distinct words of one query that are looked up: a pasted page of 100,000
+# characters is planned from its first and its last words (where a request usually
+# is), as quickly as a sentence.
+MAX_TERMS = 48
 
 _STOPWORD_TEXT = """
     a about above after again against all am an and any are as at be because been
@@ -46,10 +57,33 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def tokens(text: str) -> list[str]:
-    """Terms as the index's tokenizer sees them: letters and digits, folded, no accents."""
-    decomposed = unicodedata.normalize("NFD", fold(text))
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _TOKEN.findall(unicodedata.normalize("NFC", plain))
+    """Terms as the index's tokenizer sees them: letters and digits, folded.
+
+    SQLite's `unicode61 remove_diacritics 2` strips the accents of Latin letters only
+    ("café" is "cafe", "phở" is "pho"; Greek "μένει", Cyrillic "й" and "ǿ" keep
+    theirs), and drops a combining accent that stands alone, so the same is done here:
+    otherwise a Greek or Russian word could never find itself.
+    """
+    folded = fold(text)
+    if folded.isascii():
+        return _TOKEN.findall(folded)
+    return _TOKEN.findall("".join(_plain(char) for char in folded))
+
+
+@lru_cache(maxsize=8192)
+def _plain(char: str) -> str:
+    """A character as the tokenizer keeps it: an accented Latin letter without accents."""
+    if _ACCENT_FIRST <= char <= _ACCENT_LAST:
+        return ""
+    parts = unicodedata.normalize("NFD", char)
+    accents = parts[1:]
+    if accents and parts[0].isascii() and all(_ACCENT_FIRST <= p <= _ACCENT_LAST for p in accents):
+        return parts[0]
+    return char
+
+
+# The block of combining diacritical marks, the accents the tokenizer removes.
+_ACCENT_FIRST, _ACCENT_LAST = "\u0300", "\u036f"
 
 
 def _quote(term: str) -> str:
@@ -133,33 +167,44 @@ def plan(
 
     `message` marks what a person says to an agent: any of its words may recall a
     memory, however short it is ("mango ideas?"). Otherwise a short query is a search,
-    and every word must match.
+    and every word must match. `total` is the number of memories in the vault.
     """
     terms = list(dict.fromkeys(tokens(query)))
     if not terms:
         return None
     is_message = message or len(terms) >= MESSAGE_MIN_WORDS
-    words = [t for t in terms if t not in STOPWORDS] or terms
-    content = list(dict.fromkeys(search_form(t) for t in words))
+    words = [t for t in terms if t not in STOPWORDS]
+    if not words and is_message:
+        return None  # "what is it?" names nothing to recall
+    content = list(dict.fromkeys(search_form(t) for t in words or terms))
+    if len(content) > MAX_TERMS:
+        content = content[: MAX_TERMS // 2] + content[-(MAX_TERMS // 2) :]
     df = frequency(content)
     present = [t for t in content if df.get(t, 0) > 0]
     if not present:
         return None
-    limit = max(1, int(total * COMMON_SHARE))
     by_rarity = sorted(present, key=lambda t: (df[t], t))
-    rare = [t for t in by_rarity if df[t] <= limit]
+    # BM25 gives a term in more than half the memories no weight (FTS5 clamps its IDF
+    # to almost nothing), so a query of such terms alone is listed newest first.
+    weightless = all(2 * df[t] > total for t in present)
+    cheap = total <= RANK_ALL
     if is_message:
-        if not rare:
+        if weightless:
             return _and(by_rarity[:2], df, True)
+        if cheap or sum(df[t] for t in present) <= RANK_ALL:
+            match = " OR ".join(_quote(t) for t in by_rarity)
+            return QueryPlan(match, False, tuple(by_rarity), min(total, sum(df.values())))
         # The rarest terms carry the ranking; stop adding terms once their posting lists
-        # would make the query slow, but always keep at least one.
-        chosen = [rare[0]]
-        for term in rare[1:MESSAGE_TERMS]:
+        # would make the query slow (so no common term joins a rarer one), but always
+        # keep at least one: BM25 then ranks its most recently indexed matches.
+        chosen = [by_rarity[0]]
+        for term in by_rarity[1:MESSAGE_TERMS]:
             if sum(df[t] for t in chosen) + df[term] > MESSAGE_POSTINGS:
                 break
             chosen.append(term)
         match = " OR ".join(_quote(t) for t in chosen)
         return QueryPlan(match, False, tuple(chosen), sum(df[t] for t in chosen))
-    if rare:
-        return _and(rare, df, False)
-    return _and(present, df, True)
+    # A search: every word must match, so the rarest term bounds the matches to rank.
+    if weightless or (not cheap and df[by_rarity[0]] > COMMON_POSTINGS):
+        return _and(by_rarity, df, True)
+    return _and(by_rarity, df, False)

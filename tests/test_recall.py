@@ -1,0 +1,201 @@
+"""What a message to an agent recalls: right in small vaults, exact for corrections,
+and answered at once whatever the message looks like."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memoryctl import search_query
+from memoryctl.context import context_bundle
+from memoryctl.matching import fold
+from memoryctl.storage.vault import Vault
+
+
+def write_notes(vault_dir: Path, texts: list[str], **extra: str) -> list[str]:
+    """One memory per text, dated a day apart, oldest first; returns their ids."""
+    ids = []
+    for number, text in enumerate(texts):
+        mid = f"m{number:09d}"
+        head = "".join(f"{key}: {value}\n" for key, value in extra.items())
+        (vault_dir / f"{mid}.md").write_text(
+            f"---\nid: {mid}\ntitle: {text[:60]}\ncreated: 2026-03-{number + 1:02d}\n"
+            f"{head}---\n{text}\n",
+            encoding="utf-8",
+        )
+        ids.append(mid)
+    return ids
+
+
+def recalled(vault: Vault, message: str) -> list[str]:
+    return [entry.memory.id for entry in context_bundle(vault, message=message).recalled]
+
+
+MUSEUM = [
+    "The museum card costs 45 euros a year and opens all twelve city museums.",
+    "Lost your museum card? A replacement card can be ordered at any ticket desk.",
+    "A replacement card costs a fee of 7.50 euros, paid at the desk.",
+    "Children under thirteen get a museum card for free.",
+    "The museum app shows your card as a QR code at the entrance.",
+    "If the card is damaged, the replacement fee is waived once.",
+    "Card holders may bring one guest at half price on Sundays.",
+]
+
+
+def test_a_small_vault_recalls_every_memory_about_the_replacement_card_fee(vault_dir):
+    ids = write_notes(vault_dir, MUSEUM)
+    found = recalled(Vault(vault_dir), "what is the replacement card fee")
+    assert {ids[1], ids[2], ids[5]} <= set(found)
+    # Those that name the replacement card and its fee come first.
+    assert set(found[:3]) == {ids[1], ids[2], ids[5]}
+
+
+TEN_FACTS = [
+    ("Oskar Lindqvist repairs antique clocks in a workshop in Malmö.", "Who repairs old clocks?"),
+    ("Mirela Dragan teaches the violin at the conservatory.", "What instrument does Mirela teach?"),
+    ("Oskar and Mirela met at a flea market in Vienna.", "Where did Oskar and Mirela meet?"),
+    ("Tamsin Okoye grows heirloom tomatoes on her roof.", "What does Tamsin grow?"),
+    ("Tamsin's brother Kwame is a lighthouse keeper.", "What is Kwame's job?"),
+    ("Mirela's cat is called Paprika.", "What is the name of Mirela's cat?"),
+    ("Kwame once rowed across the North Sea for charity.", "Which sea did Kwame row across?"),
+    ("Oskar is allergic to walnuts.", "Is Oskar allergic to anything?"),
+    ("Tamsin and Oskar run a podcast about forgotten inventions.", "Who hosts the podcast?"),
+    ("Mirela was born in Cluj in 1988.", "Where was Mirela born?"),
+]
+
+
+def test_a_vault_of_ten_facts_recalls_the_fact_each_question_is_about(vault_dir):
+    ids = write_notes(vault_dir, [fact for fact, _ in TEN_FACTS])
+    vault = Vault(vault_dir)
+    for mid, (fact, question) in zip(ids, TEN_FACTS, strict=True):
+        assert mid in recalled(vault, question), (question, fact)
+
+
+def test_a_correction_reaches_only_the_exact_string_while_search_looks_past_endings(vault_dir):
+    ids = write_notes(
+        vault_dir,
+        [
+            "Log in to the old portal with your staff number.",
+            "The old portals of every team are listed on the wiki.",
+            "Portal access is reviewed in March.",
+        ],
+    )
+    (vault_dir / "fix.md").write_text(
+        "---\nid: fixportal1\ntitle: The old portal is gone\ncreated: 2026-04-01\n"
+        "deprecates: [old portal]\n---\nUse the new staff site instead of the old portal.\n",
+        encoding="utf-8",
+    )
+    vault = Vault(vault_dir)
+    assert [m.id for m, _ in vault.index.reach_of("fixportal1")] == [ids[0]]
+    searched = {m.id for m in vault.index.search("old portals")}
+    assert {ids[0], ids[1]} <= searched
+    bundle = context_bundle(vault, message="how do I log in to the old portal")
+    shown = {e.memory.id: [c.id for c in e.now] for e in bundle.recalled}
+    assert shown[ids[0]] == ["fixportal1"]
+    assert shown.get(ids[1], []) == []
+
+
+def test_a_term_is_common_by_the_length_of_its_posting_list_not_its_share():
+    df = {"mango*": 4500, "chutney*": 12, "recipe*": 300}
+
+    def frequency(terms):
+        return {t: df.get(t, 0) for t in terms}
+
+    message = "any mango chutney recipe"
+    large = search_query.plan(message, frequency, 2_000_000, message=True)
+    assert large is not None and large.terms == ("chutney*", "recipe*")
+    # The same counts in a vault small enough to rank every match: nothing is dropped.
+    small = search_query.plan(message, frequency, 3000, message=True)
+    assert small is not None and set(small.terms) == {"mango*", "chutney*", "recipe*"}
+    assert not small.by_recency
+
+
+def test_a_vault_smaller_than_the_ranking_limit_ranks_every_word_of_a_message():
+    # Every word is in a fifth or more of a 20-memory vault: once "common", now ranked.
+    def frequency(terms):
+        return {t: 4 + len(t) % 5 for t in terms}
+
+    found = search_query.plan("what is the replacement card fee", frequency, 20, message=True)
+    assert found is not None and not found.by_recency
+    assert set(found.terms) == {"replacement*", "card*", "fee"}
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+def test_a_message_of_only_stop_words_recalls_nothing_and_builds_the_bundle(vault_dir):
+    write_notes(vault_dir, MUSEUM)
+    vault = Vault(vault_dir)
+    bundle = context_bundle(vault, message="what is it that you would have been doing?")
+    assert bundle.recalled == () and bundle.text.startswith("# Memory")
+
+
+def test_a_message_of_100000_characters_is_planned_from_its_first_and_last_words(vault_dir):
+    ids = write_notes(vault_dir, [*MUSEUM, "The quokka enclosure reopens in spring."])
+    vault = Vault(vault_dir)
+    words = " ".join(f"filler{n}" for n in range(12_000))
+    message = (words + " and finally: when does the quokka enclosure reopen?")[-100_000:]
+    assert len(message) == 100_000
+    assert ids[-1] in recalled(vault, message)
+    plan = search_query.plan(message, lambda ts: dict.fromkeys(ts, 1), 10, message=True)
+    assert plan is not None and len(plan.terms) <= search_query.MAX_TERMS
+
+
+def test_messages_in_greek_cyrillic_devanagari_and_japanese_find_their_memories(vault_dir):
+    texts = [
+        "Η Μαρία μένει στη Θεσσαλονίκη με τον σκύλο της.",
+        "Мой брат любит йогурт с мёдом.",
+        "मेरी बहन दिल्ली में रहती है।",
+        "東京に住んでいます",
+        "Die Straße vor dem Café ist gesperrt.",
+    ]
+    ids = write_notes(vault_dir, texts)
+    vault = Vault(vault_dir)
+    assert ids[0] in recalled(vault, "Πού μένει η Μαρία;")
+    assert ids[1] in recalled(vault, "Что любит мой брат? йогурт?")
+    assert ids[2] in recalled(vault, "मेरी बहन कहाँ रहती है?")
+    assert ids[3] in recalled(vault, "東京に住んでいます")
+    assert ids[4] in recalled(vault, "welche strasse ist gesperrt")
+    # A sentence of CJK is one token to SQLite: another sentence finds nothing, quietly.
+    assert recalled(vault, "我的妹妹住在哪里") == []
+
+
+def test_a_message_that_is_only_a_url_or_a_path_recalls_the_memory_naming_it(vault_dir):
+    ids = write_notes(
+        vault_dir,
+        [
+            "The setup guide is at https://docs.example.org/ufo/setup-guide.",
+            "Registry code lives in ~/src/ufo_hosted/registry.py.",
+            *MUSEUM,
+        ],
+    )
+    vault = Vault(vault_dir)
+    assert recalled(vault, "https://docs.example.org/ufo/setup-guide")[0] == ids[0]
+    assert recalled(vault, "~/src/ufo_hosted/registry.py")[0] == ids[1]
+
+
+# --- the query's terms are the index's terms ------------------------------------------------
+
+_LETTERS = st.sampled_from(
+    list("abcdefghijklmnopqrstuvwxyzéèêëçñøåæœßÆÉ")
+    + list("αβγδεζηθικλμνξοπρστυφχψωάέήίόύώϊϋΐΰΆΈΉΊΌΎΏς")
+    + list("абвгдеёжзийклмнопрстуфхцчшщъыьэюяЙЁ")
+    + list("कखगघचछजझटठडढतथदधनपफबभमयरलवशसह")
+    + ["\u093e", "\u093f", "\u0947", "\u094d"]
+    + list("ăâđêôơưạảấầẩẫậ")
+    + ["e\u0301", "a\u0308", "o\u0302", " ", " ", "-", "'", "."]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LETTERS, min_size=1, max_size=30).map("".join))
+def test_query_terms_are_the_terms_the_index_keeps(text: str) -> None:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, t, row)")
+    db.execute("INSERT INTO t(x) VALUES (?)", (fold(text),))
+    stored = {term for (term,) in db.execute("SELECT term FROM temp.v")}
+    assert set(search_query.tokens(text)) == stored
