@@ -213,13 +213,17 @@ def test_a_bundle_within_budget_has_no_warning(sample_dir, cli):
 def test_the_whole_text_stays_within_the_budget_whenever_the_pins_fit(sample_dir):
     full = build(sample_dir, message=MESSAGE, now=NOW)
     pins_only = build(sample_dir, now=NOW)
+    # A recalled correction that the roomy bundle shows on a `now:` line is a memory of
+    # its own once the memory it sits beneath is over budget.
+    carried = {i for i, r in reasons(full).items() if r.startswith("shown beneath")}
     for budget in range(pins_only.used, full.used + 1, 7):
         bundle = build(sample_dir, message=MESSAGE, now=NOW, budget=budget)
         assert bundle.used <= budget, budget
         assert bundle.used == memoryctl.tokens.estimate(bundle.text)
         assert not bundle.warnings
         held = {i for i, r in reasons(bundle).items() if r == "over budget"}
-        assert held | set(ids(bundle.recalled)) == set(ids(full.recalled))
+        offered = held | set(ids(bundle.recalled))
+        assert set(ids(full.recalled)) <= offered <= set(ids(full.recalled)) | carried
 
 
 def test_memories_that_do_not_fit_are_listed_as_over_budget(sample_dir):
