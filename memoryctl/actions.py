@@ -25,7 +25,7 @@ from memoryctl.memory import (
 )
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT
-from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.storage.vault import Vault, VaultError, read_file
 
 VAULT_README = """\
 # Memory vault
@@ -305,11 +305,7 @@ def reorder_pins(vault: Vault, ordered_ids: Sequence[str]) -> list[Memory]:
 
 def record_external_edit(vault: Vault, memory: Memory, before_sha: str) -> Memory | None:
     """After an editor closed: re-index the file and commit it if it changed."""
-    path = vault.root / memory.path
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise VaultError(f"{memory.path} was deleted in the editor") from None
+    raw = read_file(vault.root, memory.path, "was deleted in the editor")
     if notefile.sha256(raw) == before_sha:
         return None
     vault.index.sync_paths([memory.path])

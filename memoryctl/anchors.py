@@ -201,16 +201,22 @@ class RepoFiles:
         return state
 
 
+class NoCodeRepository(VaultError):
+    """Neither the caller nor memoryctl.toml names the code repository to check against."""
+
+    def __init__(self) -> None:
+        super().__init__("no code repository: set repo under [anchors] in memoryctl.toml")
+
+
 def repo_root(vault_root: Path, configured: str | None, explicit: str | None) -> Path:
-    """--repo (relative to the current folder), else `[anchors] repo` (relative to the vault)."""
+    """The repository the caller names (relative to the current folder), else
+    `[anchors] repo` (relative to the vault)."""
     if explicit:
         path = Path(explicit).expanduser()
     elif configured:
         path = vault_root / Path(configured).expanduser()
     else:
-        raise VaultError(
-            "no code repository: pass --repo PATH, or set repo under [anchors] in memoryctl.toml"
-        )
+        raise NoCodeRepository()
     if not path.is_dir():
         raise VaultError(f"the code repository {path} is not a folder")
     return path.resolve()

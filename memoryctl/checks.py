@@ -1,6 +1,7 @@
 """The checks that propose: explicit naming, typed-fact rules, expiry, lineage, anchors.
 
-`memoryctl check` runs the first four, `memoryctl check-anchors` the last. A check
+`memoryctl check` runs the first four, `memoryctl check-anchors` the last, and
+`check_now` both (the anchors when the vault names its code repository). A check
 files a proposal for what it finds unless a proposal with the same key exists, in any
 state: running a check twice proposes nothing new, and a declined proposal does not
 come back from the same trigger. A pending proposal that the check no longer finds
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl import lineage
-from memoryctl.anchors import AnchorBreak, RepoFiles, anchor_suggestions, spec
+from memoryctl.anchors import AnchorBreak, RepoFiles, anchor_suggestions, repo_root, spec
 from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
 from memoryctl.memory import Memory
@@ -266,3 +267,28 @@ def check_anchors(vault: Vault, repo: Path, *, now: dt.datetime) -> CheckReport:
     report.withdrawn = change.withdrawn
     report.commit = change.commit(_message("Check anchors", report))
     return report
+
+
+def check_now(vault: Vault, *, now: dt.datetime) -> CheckReport:
+    """Every check the vault is set up for, at once (c on the Review screen): what
+    `memoryctl check` runs (`run_checks`), then what `memoryctl check-anchors` runs
+    (`check_anchors`) when memoryctl.toml names the code repository (`[anchors] repo`).
+    One report of both; `commit` is the last one made."""
+    report = run_checks(vault, now=now)
+    if not vault.config.anchors_repo:
+        return report
+    repo = repo_root(vault.root, vault.config.anchors_repo, None)
+    anchored = check_anchors(vault, repo, now=now)
+    return CheckReport(
+        proposed=[*report.proposed, *anchored.proposed],
+        withdrawn=[*report.withdrawn, *anchored.withdrawn],
+        already=report.already + anchored.already,
+        unreplaced=report.unreplaced,
+        refused=anchored.refused,
+        checked={
+            **report.checked,
+            "anchored_memories": anchored.checked["memories"],
+            "anchors": anchored.checked["anchors"],
+        },
+        commit=anchored.commit or report.commit,
+    )

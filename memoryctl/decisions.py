@@ -1,15 +1,12 @@
-"""Decisions about memories, and what each one writes.
+"""The unit of work of a decision: every file it writes, and one commit.
 
 A decision is either the person's verdict on a proposal (review.py) or an action the
-person takes directly: retire, restore, confirm, replace. Either way the memory file
-stays where it is and keeps its id: retiring sets `status: retired` and a `retired`
-record, holding for review sets `status: needs_review` and a `needs_review` record,
-replacing rewrites the body in place and adds a `replaced` entry naming the commit
-that holds the old text. A direct action is recorded as a proposal file that is
-already approved, so `memoryctl review log` lists every decision in one place.
-
-Every decision is one `Change`: the memory files, the proposal files (the decision,
-the proposals it makes, the ones it makes moot) and one git commit.
+person takes directly: retire, restore, confirm, replace (`act`). What each action does
+to a memory is its object's, in review_actions.py; a `Change` gathers what the actions
+and the decision write: the memory files, the proposal files (the decision, the
+proposals it makes, the ones it makes moot), and commits them together. A direct action
+is recorded as a proposal file that is already approved, so `memoryctl review log`
+lists every decision in one place.
 """
 
 from __future__ import annotations
@@ -21,8 +18,8 @@ from dataclasses import dataclass, field
 from dataclasses import replace as replaced_copy
 from typing import Any
 
-from memoryctl import lineage
-from memoryctl.memory import Memory, iso, moment
+from memoryctl import lineage, review_actions
+from memoryctl.memory import Memory, iso
 from memoryctl.proposals import (
     Decision,
     Listing,
@@ -35,78 +32,7 @@ from memoryctl.proposals import (
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.atomic import current_sha
 from memoryctl.storage.config import PROPOSALS_DIR
-from memoryctl.storage.vault import Loaded, Vault, VaultError
-
-# --- what a decision writes into the memory -----------------------------------------------
-
-
-def retire_changes(now: dt.datetime, decision_id: str, reason: str) -> dict[str, Any]:
-    record = {"at": moment(iso(now)), "proposal": decision_id, "reason": reason}
-    return {"status": "retired", "retired": record}
-
-
-def hold_changes(now: dt.datetime, decision_id: str, reason: str) -> dict[str, Any]:
-    record = {"at": moment(iso(now)), "proposal": decision_id, "reason": reason}
-    return {"status": "needs_review", "needs_review": record}
-
-
-def confirm_changes(now: dt.datetime) -> dict[str, Any]:
-    return {"status": "active", "needs_review": None, "checked": moment(iso(now))}
-
-
-def restore_changes() -> dict[str, Any]:
-    return {"status": "active", "retired": None}
-
-
-def release_changes() -> dict[str, Any]:
-    """Undoing a hold: back to active, without claiming the memory was checked."""
-    return {"status": "active", "needs_review": None}
-
-
-def replaced_entries(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    value = data.get("replaced")
-    if isinstance(value, dict):
-        value = [value]
-    return (
-        [dict(item) for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-    )
-
-
-def replace_changes(
-    now: dt.datetime,
-    data: Mapping[str, Any],
-    *,
-    commit: str | None,
-    decision_id: str,
-    title: str | None = None,
-    undo_of: str | None = None,
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {"at": moment(iso(now))}
-    if commit:
-        entry["commit"] = commit
-    if undo_of:
-        entry["undo_of"] = undo_of  # the text `commit` holds is what that decision wrote
-    else:
-        entry["proposal"] = decision_id
-    changes: dict[str, Any] = {
-        "updated": moment(iso(now)),
-        "checked": moment(iso(now)),
-        "replaced": [*replaced_entries(data), entry],
-    }
-    if data.get("status") == "needs_review":
-        changes.update(release_changes())
-    if title:
-        changes["title"] = title
-    return changes
-
-
-def decided_by(data: Mapping[str, Any], key: str) -> str | None:
-    """The proposal named in a memory's `retired` or `needs_review` record."""
-    record = data.get(key)
-    if isinstance(record, dict) and record.get("proposal") is not None:
-        return str(record["proposal"])
-    return None
-
+from memoryctl.storage.vault import Loaded, Vault
 
 # --- one change: memory files, proposal files, one commit ---------------------------------
 
@@ -261,6 +187,10 @@ class Change:
             lineage.lineage_suggestions(ancestor, found, memories, event=event, trigger=trigger)
         )
 
+    def withdraw_lineage(self, ancestor: str, trigger: str, note: str) -> None:
+        """Withdraw the pending lineage proposals one decision about `ancestor` made."""
+        self.withdraw(lineage_from(self.queue.proposals, ancestor, trigger), note)
+
     def supersede(self, memory: Memory, actions: Sequence[str], note: str) -> None:
         """Withdraw pending proposals that ask only for what was just done to `memory`."""
         self.withdraw(
@@ -279,80 +209,6 @@ class Change:
         commit = self.vault.write_many(list(self._notes.values()), files, message)
         self.store.remember(list(self._written.values()))
         return commit
-
-
-# --- applying an action to one memory -----------------------------------------------------
-
-
-def apply_action(
-    change: Change,
-    action: str,
-    loaded: Loaded,
-    *,
-    decision_id: str,
-    reason: str,
-    body: str | None = None,
-    title: str | None = None,
-) -> None:
-    """What approving `action` (or taking it directly) does to one memory."""
-    memory = loaded.memory
-    data = loaded.note.data
-    name = f"{memory.id} ({memory.title})"
-    if memory.broken:
-        raise VaultError(f"{memory.path} cannot be read as a memory; fix the file first")
-    if action in ("retire", "needs_review", "replace", "confirm") and memory.status == "retired":
-        if action == "retire":
-            raise VaultError(f"{name} is already retired")
-        raise VaultError(f"{name} is retired; restore it first (memoryctl restore {memory.id})")
-    if action == "retire":
-        change.edit(loaded, retire_changes(change.now, decision_id, reason))
-        change.cascade(memory, f"was retired: {reason}", f"retired:{decision_id}")
-        change.supersede(memory, ("retire", "needs_review"), f"{memory.id} was retired")
-        if memory.pinned:
-            change.notices.append(
-                f"{name} is pinned: while it is retired it is left out of the agent's "
-                f"context (its pin stays; memoryctl unpin {memory.id} drops it)"
-            )
-    elif action == "needs_review":
-        if memory.status == "needs_review":
-            raise VaultError(f"{name} is already held for review")
-        change.edit(loaded, hold_changes(change.now, decision_id, reason))
-        change.supersede(memory, ("needs_review",), f"{memory.id} is held for review")
-        if memory.pinned:
-            change.notices.append(
-                f"{name} is pinned: it is left out of the agent's context until you "
-                f"confirm it (memoryctl confirm {memory.id}) or replace it"
-            )
-    elif action == "replace":
-        if body is None or not body.strip():
-            raise VaultError("a replacement needs some text")
-        if body.strip() == memory.body.strip() and not title:
-            raise VaultError(f"the new text of {name} is the same as its current text")
-        commit = change.previous_commit(memory)
-        changes = replace_changes(
-            change.now, data, commit=commit, decision_id=decision_id, title=title
-        )
-        change.edit(loaded, changes, body=body.strip("\n") + "\n")
-        change.log.append(f"previous text of {memory.id}: {commit or 'not in git'}")
-        change.cascade(memory, "was replaced with new text", f"replaced:{decision_id}")
-        if memory.pinned:
-            change.notices.append(
-                f"{name} is pinned: the agent sees the new text from its next turn"
-            )
-    elif action == "confirm":
-        change.edit(loaded, confirm_changes(change.now))
-        change.supersede(memory, ("needs_review",), f"{memory.id} was confirmed")
-    elif action == "restore":
-        if memory.status != "retired":
-            raise VaultError(f"{name} is not retired (it is {memory.status})")
-        change.edit(loaded, restore_changes())
-        retired_by = decided_by(data, "retired")
-        change.withdraw(
-            lineage_from(change.queue.proposals, memory.id, f"retired:{retired_by or ''}"),
-            f"{memory.id} was restored",
-        )
-    else:
-        raise VaultError(f"unknown action {action!r}")
 
 
 def lineage_from(proposals: Iterable[Proposal], ancestor: str, trigger: str) -> list[Proposal]:
@@ -393,14 +249,6 @@ class Outcome:
 # The origin ref of a decision the person made directly, without a proposal.
 DIRECT = "direct"
 
-VERBS = {
-    "retire": "Retire",
-    "restore": "Restore",
-    "confirm": "Confirm",
-    "replace": "Replace",
-    "needs_review": "Hold for review",
-}
-
 
 def commit_message(
     subject: str, proposal: Proposal, memories: Sequence[Memory], change: Change
@@ -432,33 +280,24 @@ def act(
     title: str | None = None,
 ) -> Outcome:
     """Retire, restore, confirm or replace a memory directly: a decision already made."""
+    taken = review_actions.action(action)
     change = Change.start(vault, now)
     memory = vault.resolve(ref)
     loaded = vault.load(memory)
-    words = (
-        reason
-        or note
-        or {
-            "retire": "retired by the person",
-            "restore": "restored by the person",
-            "confirm": "confirmed by the person",
-            "replace": "replaced by the person",
-        }[action]
-    )
+    words = reason or note or taken.by_the_person
     suggestion = Suggestion(
-        action=action,
+        action=taken.name,
         targets=(loaded.memory.id,),
         reason=words,
         origin="user",
         ref=DIRECT,
         trigger=f"{iso(now)} {secrets.token_hex(4)}",  # every direct decision is its own
-        body=body if action == "replace" else None,
+        body=body if taken is review_actions.REPLACE else None,
     )
     record = change.record(suggestion, loaded.memory, note)
-    apply_action(
-        change, action, loaded, decision_id=record.id, reason=words, body=body, title=title
-    )
-    subject = f"{VERBS[action]} {loaded.memory.title}"
+    request = review_actions.Request(record.id, words, body, title)
+    taken.apply(change, loaded, request)
+    subject = f"{taken.verb} {loaded.memory.title}"
     commit = change.commit(commit_message(subject, record, [loaded.memory], change))
     return Outcome(
         vault.index.get(loaded.memory.id),

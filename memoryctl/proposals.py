@@ -22,15 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoryctl import review_actions
 from memoryctl.memory import iso, moment, new_id, parse_moment
 from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.config import PROPOSALS_DIR
-from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.storage.vault import Vault, VaultError, read_file
 
-# What a proposal asks for. `restore` and `confirm` are only ever recorded as decisions
-# the person made directly (memoryctl restore, memoryctl confirm): nobody proposes them.
-ACTIONS = ("retire", "replace", "needs_review")
-RECORD_ACTIONS = ("restore", "confirm")
 STATES = ("pending", "approved", "declined", "withdrawn")
 ORIGINS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user")
 
@@ -40,7 +37,30 @@ CACHE_VERSION = 1
 
 
 class ProposalError(VaultError):
-    """A proposal file cannot be read; the message says why."""
+    """A proposal file cannot be read, or a reference names none; the message says why."""
+
+
+class NoSuchProposal(ProposalError):
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        super().__init__(f"no proposal with id {ref!r}")
+
+
+class AmbiguousProposal(ProposalError):
+    def __init__(self, ref: str, ids: Sequence[str]) -> None:
+        self.ref = ref
+        self.ids = tuple(ids)
+        sample = ", ".join(self.ids[:5])
+        super().__init__(f"{ref!r} matches several proposals ({sample}); give more of the id")
+
+
+class UnreadableProposal(ProposalError):
+    """The proposal a reference names is a file that cannot be read."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path} cannot be read: {problem}; fix the file")
 
 
 @dataclass(frozen=True)
@@ -174,11 +194,12 @@ def proposal_from_file(relpath: str, raw: bytes, fallback_created: str) -> Propo
     if not note.has_frontmatter:
         raise ProposalError("no frontmatter: a proposal needs at least action and targets")
     data = note.data
-    action = str(data.get("action") or "")
-    if action == "review":
-        action = "needs_review"  # the CLI's word for it, accepted in a hand-written file
-    if action not in ACTIONS + RECORD_ACTIONS:
-        raise ProposalError(f"action: {action!r} is not one of {', '.join(ACTIONS)}")
+    named = str(data.get("action") or "")
+    known = review_actions.by_word(named)  # a hand-written file may say `review`
+    if known is None:
+        words = ", ".join(review_actions.PROPOSABLE)
+        raise ProposalError(f"action: {named!r} is not one of {words}")
+    action = known.name
     raw_targets = data.get("targets")
     if isinstance(raw_targets, str | int):
         raw_targets = [raw_targets]
@@ -209,7 +230,7 @@ def proposal_from_file(relpath: str, raw: bytes, fallback_created: str) -> Propo
     except ValueError:
         raise ProposalError(f"created: {str(data.get('created'))!r} is not a date") from None
     body = note.body.lstrip("\r\n")
-    if action == "replace" and not body.strip():
+    if known is review_actions.REPLACE and not body.strip():
         raise ProposalError("a replace proposal needs the new text in its body")
     reason = _text(data.get("reason")) or ""
     decision = None
@@ -439,11 +460,7 @@ class ProposalStore:
 
     def read(self, proposal: Proposal) -> tuple[Proposal, bytes]:
         """A proposal's file as it is now, to record a decision in it."""
-        path = self.root / proposal.path
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise ProposalError(f"{proposal.path} no longer exists") from None
+        raw = read_file(self.root, proposal.path)
         return proposal_from_file(proposal.path, raw, proposal.created), raw
 
     def free_id(self, key: str, taken: set[str]) -> str:
@@ -466,10 +483,9 @@ def resolve(proposals: Sequence[Proposal], ref: str) -> Proposal:
     if not found and ref:
         found = [p for p in proposals if p.id.lower().startswith(ref.lower())]
     if not found:
-        raise ProposalError(f"no proposal with id {ref!r} (memoryctl review lists them)")
+        raise NoSuchProposal(ref)
     if len(found) > 1:
-        sample = ", ".join(p.id for p in found[:5])
-        raise ProposalError(f"{ref!r} matches several proposals ({sample}); give more of the id")
+        raise AmbiguousProposal(ref, [p.id for p in found])
     return found[0]
 
 

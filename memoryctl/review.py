@@ -1,9 +1,10 @@
 """Deciding proposals: the review queue, what approving would change, approve, decline
-and undo, and the log of every decision.
+and undo, proposing by hand, and the log of every decision.
 
 Nothing leaves the agent's context without a decision the person can see. Approving
-applies the proposal (decisions.apply_action) and records the decision in the
-proposal's file, in one commit. Declining records the decision and leaves the memory
+takes the proposal's action (one object per action, in review_actions.py) on its
+targets and records the decision in the proposal's file, in one commit (a
+`decisions.Change`). Declining records the decision and leaves the memory
 alone; the same trigger never proposes it again, because the declined proposal keeps
 its key. Undo reverses a decision and reopens the proposal.
 """
@@ -16,35 +17,162 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memoryctl.decisions import (
-    DIRECT,
-    VERBS,
-    Change,
-    Outcome,
-    apply_action,
-    commit_message,
-    decided_by,
-    hold_changes,
-    lineage_from,
-    release_changes,
-    replace_changes,
-    replaced_entries,
-    restore_changes,
-    retire_changes,
-)
+from memoryctl import review_actions
+from memoryctl.decisions import DIRECT, Change, Outcome, commit_message
 from memoryctl.memory import Memory, parse_moment
 from memoryctl.proposals import (
-    ACTIONS,
+    NoSuchProposal,
     Proposal,
     ProposalError,
     ProposalStore,
     Suggestion,
+    UnreadableProposal,
     resolve,
 )
-from memoryctl.storage import gitrepo, notefile
+from memoryctl.review_actions import Request, ReviewError
+from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault, VaultError
 
 CHANGED = "changed since proposed: review again"
+
+# --- what stops a decision -----------------------------------------------------------------
+
+
+class NotPending(ReviewError):
+    """The proposal was decided already: only undo reopens it."""
+
+    def __init__(self, proposal: Proposal) -> None:
+        self.proposal_id = proposal.id
+        self.state = proposal.state
+        self.decided_at = proposal.decision.at if proposal.decision else None
+        self.note = proposal.decision.note if proposal.decision else None
+        super().__init__()
+
+    def text(self) -> str:
+        when = f" on {self.decided_at[:10]}" if self.decided_at else ""
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.proposal_id} was already {self.state}{when}{note}"
+
+
+class NothingToApprove(ReviewError):
+    """The file records a direct decision (a restore, a confirmation): nobody proposed it."""
+
+    def __init__(self, proposal_id: str, action: str) -> None:
+        self.proposal_id = proposal_id
+        self.action = action
+        super().__init__()
+
+    def text(self) -> str:
+        return f"{self.proposal_id} records a decision already made; nothing to approve"
+
+
+class Unresolved(ReviewError):
+    """A target of the proposal no longer exists; the proposal can only be declined."""
+
+    def __init__(self, proposal_id: str, missing: Sequence[str]) -> None:
+        self.proposal_id = proposal_id
+        self.missing = tuple(missing)
+        super().__init__()
+
+    def text(self) -> str:
+        return f"{self.proposal_id} is unresolved: {', '.join(self.missing)} no longer exists"
+
+
+class SharedId(ReviewError):
+    """Several files carry the id the proposal targets; which one is meant is unclear."""
+
+    def __init__(self, proposal_id: str, memory_id: str) -> None:
+        self.proposal_id = proposal_id
+        self.memory_id = memory_id
+        super().__init__()
+
+    def text(self) -> str:
+        return f"id {self.memory_id} is used by several files, so {self.proposal_id} waits"
+
+
+class ChangedSinceProposed(ReviewError):
+    """A target's file changed after the proposal was made: the person looks again."""
+
+    def __init__(self, proposal_id: str, path: str, proposed_sha: str, current_sha: str) -> None:
+        self.proposal_id = proposal_id
+        self.path = path
+        self.proposed_sha = proposed_sha
+        self.current_sha = current_sha
+        super().__init__()
+
+    def text(self) -> str:
+        return f"{self.proposal_id}: {CHANGED}. {self.path} changed after the proposal was made"
+
+
+class AlreadyDone(ReviewError):
+    """The memory is already as approving would leave it."""
+
+    def __init__(self, proposal_id: str, memory: Memory) -> None:
+        self.proposal_id = proposal_id
+        self.memory_id = memory.id
+        self.title = memory.title
+        self.status = memory.status
+        super().__init__()
+
+    def text(self) -> str:
+        return (
+            f"{self.proposal_id} asks for what is already done: {self.memory_id} "
+            f"({self.title}) is {self.status.replace('_', ' ')}"
+        )
+
+
+class NothingToUndo(ReviewError):
+    def __init__(self, proposal_id: str) -> None:
+        self.proposal_id = proposal_id
+        super().__init__()
+
+    def text(self) -> str:
+        return f"{self.proposal_id} is pending: there is no decision to undo"
+
+
+class DirectUndone(ReviewError):
+    """A decision made directly was undone already; nobody proposed it, so it does not
+    reopen: the person takes the action again."""
+
+    def __init__(self, proposal_id: str, action: str) -> None:
+        self.proposal_id = proposal_id
+        self.action = action
+        super().__init__()
+
+    def text(self) -> str:
+        return (
+            f"{self.proposal_id} records a decision made directly, and it was undone; "
+            "to make it again, take the action again"
+        )
+
+
+class NotProposable(ReviewError):
+    def __init__(self, action: str) -> None:
+        self.action = action
+        super().__init__()
+
+    def text(self) -> str:
+        *some, last = review_actions.PROPOSAL_WORDS
+        return f"cannot propose {self.action!r}; propose {', '.join(some)} or {last}"
+
+
+class ReasonRequired(ReviewError):
+    def __init__(self, action: str) -> None:
+        self.action = action
+        super().__init__()
+
+    def text(self) -> str:
+        return "say why: the person decides on it"
+
+
+class NotADate(ReviewError):
+    def __init__(self, value: str) -> None:
+        self.value = value
+        super().__init__()
+
+    def text(self) -> str:
+        return f"{self.value!r} is not a date (use ISO 8601, like 2026-11-01)"
+
 
 # --- the queue ----------------------------------------------------------------------------
 
@@ -150,7 +278,7 @@ def find(vault: Vault, ref: str) -> Item:
         for path, problem in loaded.problems:
             stem = path.rsplit("/", 1)[-1][:-3]
             if ref in (path, stem) or (ref and stem.startswith(ref)):
-                raise ProposalError(f"{path} cannot be read: {problem}; fix the file") from None
+                raise UnreadableProposal(path, problem) from None
         raise
     return items(vault, [proposal])[0]
 
@@ -158,28 +286,24 @@ def find(vault: Vault, ref: str) -> Item:
 # --- what approving would change ----------------------------------------------------------
 
 
+def _request(proposal: Proposal) -> Request:
+    return Request(proposal.id, proposal.reason, proposal.body or None)
+
+
 def preview(vault: Vault, item: Item, now: dt.datetime) -> dict[str, str]:
     """For each target, a unified diff of its file now and after approval."""
     proposal = item.proposal
+    taken = review_actions.ACTIONS.get(proposal.action)
     diffs: dict[str, str] = {}
     for target in item.targets:
         if target.memory is None:
             diffs[target.id] = f"(unresolved: {target.id} no longer exists)\n"
             continue
-        loaded = vault.load(target.memory)
-        body = None
-        if proposal.action == "retire":
-            changes = retire_changes(now, proposal.id, proposal.reason)
-        elif proposal.action == "needs_review":
-            changes = hold_changes(now, proposal.id, proposal.reason)
-        elif proposal.action == "replace":
-            commit = gitrepo.last_commit(vault.root, loaded.memory.path) if vault.is_git else None
-            changes = replace_changes(now, loaded.note.data, commit=commit, decision_id=proposal.id)
-            body = proposal.body.strip("\n") + "\n"
-        else:
+        if taken is None or not taken.proposable:
             continue
+        loaded = vault.load(target.memory)
         before = loaded.note.to_text()
-        after = vault.changed_note(loaded, changes, body).to_text()
+        after = taken.preview(vault, loaded, now, _request(proposal)).to_text()
         path = loaded.memory.path
         diffs[target.id] = "".join(
             difflib.unified_diff(
@@ -195,21 +319,11 @@ def preview(vault: Vault, item: Item, now: dt.datetime) -> dict[str, str]:
 # --- deciding -----------------------------------------------------------------------------
 
 
-def explain_state(proposal: Proposal) -> str:
-    """Why a proposal cannot be decided again, and how to reopen it."""
-    when = f" on {proposal.decision.at[:10]}" if proposal.decision else ""
-    note = f" ({proposal.decision.note})" if proposal.decision and proposal.decision.note else ""
-    return (
-        f"{proposal.id} was already {proposal.state}{when}{note}; "
-        f"memoryctl review undo {proposal.id} reopens it"
-    )
-
-
 def _open(vault: Vault, ref: str, now: dt.datetime) -> tuple[Change, Proposal, bytes]:
     change = Change.start(vault, now)
     try:
         proposal = resolve(change.queue.proposals, ref)
-    except ProposalError:
+    except NoSuchProposal:
         find(vault, ref)  # names a malformed file, if that is what ref points at
         raise
     fresh, raw = change.store.read(proposal)
@@ -220,68 +334,50 @@ def _targets(vault: Vault, proposal: Proposal) -> list[Memory]:
     found = vault.index.get_many(proposal.targets)
     missing = [t for t in proposal.targets if t not in found]
     if missing:
-        raise VaultError(
-            f"{proposal.id} is unresolved: {', '.join(missing)} no longer exists; "
-            f"decline it (memoryctl review decline {proposal.id})"
-        )
+        raise Unresolved(proposal.id, missing)
     for target in proposal.targets:
         if len([m for m in vault.index.resolve(target) if m.id == target]) > 1:
-            raise VaultError(
-                f"id {target} is used by several files; run memoryctl doctor, then decide "
-                f"{proposal.id}"
-            )
+            raise SharedId(proposal.id, target)
     return [found[t] for t in proposal.targets]
 
 
 def _subject(verb: str, proposal: Proposal, memories: Sequence[Memory]) -> str:
     titles = ", ".join(m.title for m in memories) or ", ".join(proposal.targets)
-    return f"{verb} {proposal.id}: {VERBS.get(proposal.action, proposal.action).lower()} {titles}"
+    return f"{verb} {proposal.id}: {review_actions.verb(proposal.action).lower()} {titles}"
 
 
 def approve(
     vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None, force: bool = False
 ) -> Outcome:
+    """Approve a pending proposal: its action is taken on every target, and the decision
+    recorded in its file, in one commit. `force` approves it even when a target changed
+    after it was proposed (the person has looked at the file as it is now)."""
     change, proposal, raw = _open(vault, ref, now)
     if not proposal.is_pending:
-        raise VaultError(explain_state(proposal))
-    if proposal.action not in ACTIONS:
-        raise VaultError(f"{proposal.id} records a decision already made; nothing to approve")
+        raise NotPending(proposal)
+    taken = review_actions.action(proposal.action)
+    if not taken.proposable:
+        raise NothingToApprove(proposal.id, proposal.action)
     memories = _targets(vault, proposal)
     loadeds = [vault.load(m) for m in memories]
     if not force:
         for loaded in loadeds:
             recorded = proposal.target_sha.get(loaded.memory.id)
             if recorded and recorded != loaded.sha:
-                raise VaultError(
-                    f"{proposal.id}: {CHANGED}. {loaded.memory.path} changed after the "
-                    f"proposal was made; look at it (memoryctl review show {proposal.id}), "
-                    "then approve with --force"
-                )
+                raise ChangedSinceProposed(proposal.id, loaded.memory.path, recorded, loaded.sha)
     for loaded in loadeds:
-        done = {"retire": "retired", "needs_review": "needs_review"}.get(proposal.action)
-        if done and loaded.memory.status == done:
-            raise VaultError(
-                f"{proposal.id} asks for what is already done: {loaded.memory.id} "
-                f"({loaded.memory.title}) is {done.replace('_', ' ')}; decline it "
-                f"(memoryctl review decline {proposal.id})"
-            )
+        if taken.fulfilled(loaded.memory):
+            raise AlreadyDone(proposal.id, loaded.memory)
     decided = change.decide(proposal, raw, "approved", note)
     for loaded in loadeds:
-        apply_action(
-            change,
-            proposal.action,
-            loaded,
-            decision_id=proposal.id,
-            reason=proposal.reason,
-            body=proposal.body,
-        )
+        taken.apply(change, loaded, _request(proposal))
     return _committed(vault, change, "Approve", decided, decided, memories)
 
 
 def decline(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None) -> Outcome:
     change, proposal, raw = _open(vault, ref, now)
     if not proposal.is_pending:
-        raise VaultError(explain_state(proposal))
+        raise NotPending(proposal)
     memories = list(vault.index.get_many(proposal.targets).values())
     decided = change.decide(proposal, raw, "declined", note)
     commit = change.commit(
@@ -302,20 +398,20 @@ def approve_all(
     origin: str | None = None,
     note: str | None = None,
     force: bool = False,
-) -> tuple[list[Outcome], list[tuple[Proposal, str]]]:
+) -> tuple[list[Outcome], list[tuple[Proposal, VaultError]]]:
     """Approve every pending proposal (of one origin); each is its own decision and commit.
 
     A proposal that cannot be approved (unresolved, changed since proposed, already
-    done) is skipped with the reason, and the others go ahead.
+    done) is skipped with what stopped it, and the others go ahead.
     """
     chosen = [i.proposal for i in queue(vault, origin=origin).items]
     done: list[Outcome] = []
-    skipped: list[tuple[Proposal, str]] = []
+    skipped: list[tuple[Proposal, VaultError]] = []
     for proposal in chosen:
         try:
             done.append(approve(vault, proposal.id, now=now, note=note, force=force))
         except VaultError as error:
-            skipped.append((proposal, str(error)))
+            skipped.append((proposal, error))
     return done, skipped
 
 
@@ -325,86 +421,18 @@ def undo(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None) -
     withdrawn rather than left waiting: nobody proposed it."""
     change, proposal, raw = _open(vault, ref, now)
     if proposal.is_pending:
-        raise VaultError(f"{proposal.id} is pending: there is no decision to undo")
+        raise NothingToUndo(proposal.id)
     memories = list(vault.index.get_many(proposal.targets).values())
     direct = proposal.origin == "user" and proposal.ref == DIRECT
     if direct and proposal.state != "approved":
-        raise VaultError(
-            f"{proposal.id} records a decision made directly, and it was undone; to make it "
-            f"again, run the command again (memoryctl {proposal.action} ...)"
-        )
+        raise DirectUndone(proposal.id, proposal.action)
     if proposal.state == "approved":
-        if proposal.action == "restore":
-            raise VaultError(
-                f"{proposal.id} restored a memory; to undo it, retire the memory again "
-                "(memoryctl retire ID --reason R)"
-            )
-        if proposal.action == "confirm":
-            raise VaultError(
-                f"{proposal.id} confirmed a memory; to hold it for review again, propose it "
-                "(memoryctl propose review ID --reason R)"
-            )
+        taken = review_actions.action(proposal.action)
         for memory in memories:
-            _reverse(change, vault, proposal, memory)
+            taken.reverse(change, vault, vault.load(memory), proposal.id)
     state = "withdrawn" if direct else "pending"
     decided = change.decide(proposal, raw, state, note or "undone")
     return _committed(vault, change, "Undo", proposal, decided, memories)
-
-
-def _reverse(change: Change, vault: Vault, proposal: Proposal, memory: Memory) -> None:
-    loaded = vault.load(memory)
-    data = loaded.note.data
-    current = loaded.memory
-    name = f"{current.id} ({current.title})"
-    if proposal.action == "retire":
-        if current.status == "retired" and decided_by(data, "retired") == proposal.id:
-            change.edit(loaded, restore_changes())
-            change.withdraw(
-                lineage_from(change.queue.proposals, current.id, f"retired:{proposal.id}"),
-                f"{proposal.id} was undone",
-            )
-        else:
-            change.notices.append(f"{name} is no longer retired by {proposal.id}; left as it is")
-    elif proposal.action == "needs_review":
-        if current.status == "needs_review" and decided_by(data, "needs_review") == proposal.id:
-            change.edit(loaded, release_changes())
-        else:
-            change.notices.append(
-                f"{name} is no longer held for review by {proposal.id}; left as it is"
-            )
-    elif proposal.action == "replace":
-        entries = replaced_entries(data)
-        last = entries[-1] if entries else {}
-        if str(last.get("proposal")) != proposal.id:
-            raise VaultError(
-                f"{name} was replaced again after {proposal.id}; undo by hand "
-                f"(memoryctl history {current.id} shows every version)"
-            )
-        commit = last.get("commit")
-        old = gitrepo.show_file(vault.root, str(commit), current.path) if commit else None
-        if old is None:
-            raise VaultError(
-                f"the text {proposal.id} replaced is not in git, so it cannot be put back"
-            )
-        try:
-            before = notefile.parse_text(old)
-        except notefile.NoteError as error:
-            raise VaultError(f"the old text of {current.path} cannot be read: {error}") from None
-        previous = change.previous_commit(current)
-        title = before.data.get("title")
-        changes = replace_changes(
-            change.now,
-            data,
-            commit=previous,
-            decision_id=proposal.id,
-            title=str(title) if title and title != data.get("title") else None,
-            undo_of=proposal.id,
-        )
-        change.edit(loaded, changes, body=before.body.lstrip("\r\n"))
-        change.withdraw(
-            lineage_from(change.queue.proposals, current.id, f"replaced:{proposal.id}"),
-            f"{proposal.id} was undone",
-        )
 
 
 # --- the log ------------------------------------------------------------------------------
@@ -450,12 +478,51 @@ def since_moment(text: str | None) -> str | None:
     try:
         return parse_moment(text)
     except ValueError:
-        raise VaultError(
-            f"--since {text!r} is not a date (use ISO 8601, like 2026-11-01)"
-        ) from None
+        raise NotADate(text) from None
 
 
 # --- proposing by hand (an agent, a script, the person) -----------------------------------
+
+
+def suggestion_for(
+    vault: Vault,
+    action: str,
+    ref: str,
+    *,
+    reason: str | None = None,
+    body: str | None = None,
+    origin: str = "agent",
+    origin_ref: str | None = None,
+) -> tuple[Memory, Suggestion]:
+    """The proposal asked for, checked against the memory as it is now (nothing is
+    written): a typed error says what stops it."""
+    taken = review_actions.by_word(action)
+    if taken is None or not taken.proposable:
+        raise NotProposable(action)
+    memory = vault.resolve(ref)
+    reason = (reason or "").strip()
+    if taken is review_actions.REPLACE:
+        taken.guard(memory, Request("", reason, body))
+        assert body is not None  # the guard refuses a replacement without text
+        reason = reason or "new text proposed"
+        trigger = "text " + notefile.sha256(body.strip().encode("utf-8"))[:16]
+        body = body.strip("\n") + "\n"
+    else:
+        if not reason:
+            raise ReasonRequired(taken.name)
+        taken.guard(memory, Request("", reason))
+        trigger = " ".join(reason.casefold().split())
+        body = None
+    suggestion = Suggestion(
+        action=taken.name,
+        targets=(memory.id,),
+        reason=reason,
+        origin=origin,
+        ref=origin_ref,
+        trigger=trigger,
+        body=body,
+    )
+    return memory, suggestion
 
 
 def propose(
@@ -472,51 +539,25 @@ def propose(
 ) -> tuple[Proposal, bool]:
     """File a proposal for one memory; (the proposal, whether it is new).
 
-    `trailer` ends the commit message (an agent's name and tool, say).
+    `action` is an action's name or word (`review` holds for review). `trailer` ends
+    the commit message (an agent's name and tool, say).
 
     The same proposal (same action, memory, origin and reason, or the same new text)
     is filed once: asking again returns the existing one, in whatever state it is.
     """
-    if action not in ACTIONS:
-        raise VaultError(f"cannot propose {action!r}; propose retire, replace or review")
-    memory = vault.resolve(ref)
-    name = f"{memory.id} ({memory.title})"
-    reason = (reason or "").strip()
-    if action == "replace":
-        if not body or not body.strip():
-            raise VaultError("a replacement needs the new text (BODY, or - for stdin)")
-        if body.strip() == memory.body.strip():
-            raise VaultError(f"the new text of {name} is the same as its current text")
-        reason = reason or "new text proposed"
-        trigger = "text " + notefile.sha256(body.strip().encode("utf-8"))[:16]
-    else:
-        if not reason:
-            raise VaultError("say why with --reason; the person decides on it")
-        trigger = " ".join(reason.casefold().split())
-        body = None
-    if memory.status == "retired":
-        raise VaultError(f"{name} is already retired")
-    if action == "needs_review" and memory.status == "needs_review":
-        raise VaultError(f"{name} is already held for review")
-    suggestion = Suggestion(
-        action=action,
-        targets=(memory.id,),
-        reason=reason,
-        origin=origin,
-        ref=origin_ref,
-        trigger=trigger,
-        body=body.strip("\n") + "\n" if body else None,
+    memory, suggestion = suggestion_for(
+        vault, action, ref, reason=reason, body=body, origin=origin, origin_ref=origin_ref
     )
     change = Change.start(vault, now)
     existing = change.queue.by_key().get(suggestion.key)
     if existing is not None:
         return existing, False
     [proposal] = change.propose([suggestion])
-    verb = VERBS.get(action, action).lower()
+    verb = review_actions.verb(suggestion.action).lower()
     change.commit(
-        f"Propose: {verb} {memory.title}\n\nproposal: {proposal.id}\naction: {action}\n"
+        f"Propose: {verb} {memory.title}\n\nproposal: {proposal.id}\naction: {proposal.action}\n"
         f"target: {memory.id} {memory.title}\norigin: {proposal.describe_origin()}\n"
-        f"reason: {reason}" + (f"\n\n{trailer}" if trailer else "")
+        f"reason: {suggestion.reason}" + (f"\n\n{trailer}" if trailer else "")
     )
     return proposal, True
 

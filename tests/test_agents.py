@@ -200,3 +200,22 @@ def test_writes_per_minute_comes_from_memoryctl_toml(tmp_path):
 def test_zero_writes_a_minute_stops_agent_writes():
     with pytest.raises(AgentRefused, match="accepts no writes from agents"):
         WriteGate(0).admit("a")
+
+
+def test_an_agent_proposing_for_a_retired_memory_is_told_only_the_user_restores_it(sample_dir, cli):
+    from memoryctl.mcp.view import Caller
+    from memoryctl.mcp.writes import propose
+    from memoryctl.storage.vault import Vault
+
+    retired = cli("--vault", str(sample_dir), "retire", "vvtwsb0afj", "--reason", "Helix now")
+    assert retired.code == 0, retired.err
+    vault = Vault(sample_dir)
+    caller = Caller("work-agent", vault.config.profile("default"))
+    gate = WriteGate(1)
+    for action, body in (("retire", None), ("review", None), ("replace", "Helix, since 2026.")):
+        with pytest.raises(AgentRefused) as refused:
+            propose(vault, caller, action, "vvtwsb0afj", "stale", body, gate)
+        assert str(refused.value) == "vvtwsb0afj is already retired; only the user can restore it"
+    # None of the refusals counted as a write: the one write a minute is still there.
+    made = propose(vault, caller, "review", "hafbhwmj2s", "moved to Porto?", None, gate)
+    assert made.new and made.proposal.action == "needs_review"

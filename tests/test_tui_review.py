@@ -237,3 +237,21 @@ async def test_a_target_that_changes_while_the_screen_is_open_is_caught_on_appro
         await settled(pilot)
         assert status(vault, mid) == "retired"
         assert screen.query_one("#proposals", OptionList).option_count == 0
+
+
+async def test_a_proposal_decided_elsewhere_is_refused_in_the_screens_words(
+    app: MemoryApp, vault: Vault
+) -> None:
+    from memoryctl.review import decline
+
+    propose(vault, "mangoes", "agent", "codex", "went off them")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        [item] = [row for row in screen.rows if row is not None]
+        decline(vault, item.proposal.id, now=NOW, note="still likes them")  # another terminal
+        await pilot.press("a")
+        await until(pilot, lambda: any("Could not approve" in t for t in toasts(app)))
+        [said] = [t for t in toasts(app) if "Could not approve" in t]
+    assert f"{item.proposal.id} was already declined" in said
+    assert said.endswith("u on the Decisions tab reopens it")
+    assert "memoryctl" not in said

@@ -74,10 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as error:  # every error reaches the user as one line, never a traceback
+        from memoryctl.cli.refusals import worded
         from memoryctl.errors import describe
 
         message, code = describe(error)
-        note(f"memoryctl: {message}")
+        note(f"memoryctl: {worded(error) or message}")
         if os.environ.get("MEMORYCTL_DEBUG"):
             raise
         return code

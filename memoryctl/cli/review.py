@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -21,9 +19,7 @@ from memoryctl.cli.common import UserError, emit_json, finish, note, open_vault,
 
 Command = Callable[[str, Callable[..., None], str], argparse.ArgumentParser]
 
-ORIGIN_KINDS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user")
 STATE_CHOICES = ("pending", "approved", "declined", "withdrawn", "all")
-ACTION_WORDS = {"retire": "retire", "replace": "replace", "needs_review": "review"}
 
 
 def _utcnow() -> dt.datetime:
@@ -52,9 +48,15 @@ def _targets_text(item) -> str:
     return "; ".join(parts)
 
 
+def _word(action: str) -> str:
+    from memoryctl.review_actions import word
+
+    return word(action)
+
+
 def _print_item(item) -> None:
     p = item.proposal
-    action = ACTION_WORDS.get(p.action, p.action)
+    action = _word(p.action)
     say(f"{p.id}  {action:<8} {_targets_text(item)}")
     say(f"            {p.describe_origin()} · {p.created[:10]} · {p.reason or '(no reason given)'}")
     if p.state != "pending":
@@ -71,9 +73,10 @@ def _report_problems(problems: Sequence[tuple[str, str]]) -> None:
 
 
 def _print_outcome(verb: str, outcome) -> None:
+    from memoryctl.review_actions import verb as verb_of
+
     p = outcome.proposal
-    action = {"needs_review": "hold for review"}.get(p.action, p.action)
-    say(f"{verb} {p.id}: {action} {', '.join(p.targets)}.")
+    say(f"{verb} {p.id}: {verb_of(p.action).lower()} {', '.join(p.targets)}.")
     _print_consequences(outcome)
 
 
@@ -97,14 +100,13 @@ def _print_consequences(outcome) -> None:
 def cmd_propose(args: argparse.Namespace) -> None:
     from memoryctl.review import propose
 
-    action = {"review": "needs_review"}.get(args.action, args.action)
-    body = read_body(args.body) if action == "replace" else None
-    if action != "replace" and args.body is not None:
+    body = read_body(args.body) if args.action == "replace" else None
+    if args.action != "replace" and args.body is not None:
         raise UserError(f"propose {args.action} takes no text; give the reason with --reason")
     vault = open_vault(args)
     proposal, created = propose(
         vault,
-        action,
+        args.action,
         args.id,
         now=_utcnow(),
         reason=args.reason,
@@ -129,7 +131,7 @@ def _print_check(vault, report, problems: Sequence[tuple[str, str]]) -> None:
         for m in vault.index.get_many({t for p in report.proposed for t in p.targets}).values()
     }
     for proposal in report.proposed:
-        action = ACTION_WORDS.get(proposal.action, proposal.action)
+        action = _word(proposal.action)
         targets = "; ".join(f"{t} {titles.get(t, '')}".strip() for t in proposal.targets)
         say(f"proposed {proposal.id}  {action:<8} {targets}")
         say(f"            {proposal.describe_origin()} · {proposal.reason}")
@@ -229,7 +231,7 @@ def cmd_review_show(args: argparse.Namespace) -> None:
         emit_json({**item.as_json(), "diff": diffs})
         return
     p = item.proposal
-    say(f"Proposal {p.id} · {ACTION_WORDS.get(p.action, p.action)} · {p.state}")
+    say(f"Proposal {p.id} · {_word(p.action)} · {p.state}")
     say(f"origin:  {p.describe_origin()}")
     say(f"created: {p.created}")
     say(f"reason:  {p.reason or '(no reason given)'}")
@@ -328,7 +330,7 @@ def cmd_review_log(args: argparse.Namespace) -> None:
     for entry in entries:
         p = entry.proposal
         decision = "reopened" if entry.state == "pending" else entry.state
-        action = ACTION_WORDS.get(p.action, p.action)
+        action = _word(p.action)
         said = f": {entry.note}" if entry.note else ""
         say(
             f"{entry.at}  {decision:<9} {p.id}  {action} {', '.join(p.targets)}  "
@@ -341,8 +343,9 @@ def cmd_review_log(args: argparse.Namespace) -> None:
 # --- direct decisions ---------------------------------------------------------------------
 
 
-def _act(args: argparse.Namespace, action: str, verb: str, **extra: Any) -> None:
+def _act(args: argparse.Namespace, action: str, **extra: Any) -> None:
     from memoryctl.decisions import act
+    from memoryctl.review_actions import ACTIONS
 
     vault = open_vault(args)
     outcome = act(vault, action, args.id, now=_utcnow(), note=args.note, **extra)
@@ -352,36 +355,34 @@ def _act(args: argparse.Namespace, action: str, verb: str, **extra: Any) -> None
         return
     memory = outcome.memory
     name = f"{memory.id} ({memory.title})" if memory else args.id
-    say(f"{verb} {name}; recorded as {outcome.proposal.id}.")
+    say(f"{ACTIONS[action].past} {name}; recorded as {outcome.proposal.id}.")
     _print_consequences(outcome)
 
 
 def cmd_retire(args: argparse.Namespace) -> None:
     if not args.reason or not args.reason.strip():
         raise UserError("say why with --reason; `memoryctl retired` shows it later")
-    _act(args, "retire", "Retired", reason=args.reason.strip())
+    _act(args, "retire", reason=args.reason.strip())
 
 
 def cmd_restore(args: argparse.Namespace) -> None:
-    _act(args, "restore", "Restored")
+    _act(args, "restore")
 
 
 def cmd_confirm(args: argparse.Namespace) -> None:
-    _act(args, "confirm", "Confirmed")
+    _act(args, "confirm")
 
 
 def _edit_in_editor(text: str) -> str:
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    from memoryctl.editor_command import run_editor
+
     with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as handle:
         handle.write(text)
         path = Path(handle.name)
     try:
-        try:
-            result = subprocess.run([*editor.split(), str(path)])
-        except FileNotFoundError:
-            raise UserError(f"the editor {editor!r} was not found; set $EDITOR") from None
-        if result.returncode != 0:
-            raise UserError(f"the editor exited with status {result.returncode}; nothing replaced")
+        status = run_editor(path)
+        if status != 0:
+            raise UserError(f"the editor exited with status {status}; nothing replaced")
         return path.read_text(encoding="utf-8")
     finally:
         path.unlink(missing_ok=True)
@@ -399,7 +400,7 @@ def cmd_replace(args: argparse.Namespace) -> None:
             return
     else:
         body = read_body(args.body)
-    _act(args, "replace", "Replaced", body=body, title=args.title)
+    _act(args, "replace", body=body, title=args.title)
 
 
 # --- the audit ----------------------------------------------------------------------------
@@ -472,8 +473,11 @@ def with_note(parser: argparse.ArgumentParser) -> None:
 
 
 def register(command: Command) -> None:
+    from memoryctl.proposals import ORIGINS
+    from memoryctl.review_actions import PROPOSAL_WORDS
+
     p = command("propose", cmd_propose, "propose retiring, replacing or reviewing a memory")
-    p.add_argument("action", choices=("retire", "replace", "review"))
+    p.add_argument("action", choices=PROPOSAL_WORDS)
     p.add_argument("id", metavar="ID")
     p.add_argument("body", nargs="?", metavar="BODY|-", help="replace: the new text, or -")
     p.add_argument("--reason", help="why, in words (required for retire and review)")
@@ -493,7 +497,7 @@ def register(command: Command) -> None:
 
     review = command("review", cmd_review_list, "list proposals, show, approve, decline, undo")
     review.add_argument("--state", choices=STATE_CHOICES, default="pending")
-    review.add_argument("--origin", choices=ORIGIN_KINDS)
+    review.add_argument("--origin", choices=ORIGINS)
     actions = review.add_subparsers(
         dest="review_action", metavar="ACTION", parser_class=type(review)
     )
@@ -506,14 +510,14 @@ def register(command: Command) -> None:
 
     sub = action("list", cmd_review_list, "list proposals (pending by default)")
     sub.add_argument("--state", choices=STATE_CHOICES, default="pending")
-    sub.add_argument("--origin", choices=ORIGIN_KINDS)
+    sub.add_argument("--origin", choices=ORIGINS)
     sub = action("show", cmd_review_show, "a proposal: its targets, reason and diff")
     sub.add_argument("proposal", metavar="ID")
     sub = action("approve", cmd_review_approve, "approve a proposal (or --all of an --origin)")
     sub.add_argument("proposal", nargs="*", metavar="ID")
     with_note(sub)
     sub.add_argument("--all", action="store_true", help="every pending proposal")
-    sub.add_argument("--origin", choices=ORIGIN_KINDS, help="with --all: only this origin")
+    sub.add_argument("--origin", choices=ORIGINS, help="with --all: only this origin")
     sub.add_argument("--force", action="store_true", help="even if a target changed since")
     sub = action("decline", cmd_review_decline, "decline a proposal; the memory stays as it is")
     sub.add_argument("proposal", metavar="ID")

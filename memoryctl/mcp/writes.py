@@ -22,11 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memoryctl import review_actions
 from memoryctl.actions import NewMemory, utcnow
 from memoryctl.mcp.agents import commit_trailer, source_ref_for
 from memoryctl.mcp.view import AgentRefused, Caller, hidden, visible_memory
 from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
 from memoryctl.reach import CommonWordRefused, GuardTripped, correct
+from memoryctl.review_actions import AlreadyHeld, AlreadyRetired, IsRetired, ReviewError, SameText
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, VaultConfig
 from memoryctl.storage.vault import Vault
 
@@ -280,10 +282,6 @@ def remember(vault: Vault, caller: Caller, request: AgentMemory, gate: WriteGate
 
 # --- proposals -------------------------------------------------------------------------------
 
-# What an agent may ask for, in its words, and the review queue's name for each.
-PROPOSAL_ACTIONS = {"retire": "retire", "replace": "replace", "review": "needs_review"}
-PERSON_ONLY = ("restore", "confirm")
-
 
 @dataclass(frozen=True)
 class Proposed:
@@ -323,6 +321,17 @@ def _reason(value: object) -> str:
     return reason
 
 
+def _refusal(error: ReviewError, memory: Memory) -> AgentRefused:
+    """A refusal of the review core, worded for an agent: what it may do instead."""
+    if isinstance(error, AlreadyRetired | IsRetired):
+        return AgentRefused(f"{memory.id} is already retired; only the user can restore it")
+    if isinstance(error, SameText):
+        return AgentRefused(f"body is the same as the current text of {memory.id}")
+    if isinstance(error, AlreadyHeld):
+        return AgentRefused(f"{memory.id} is already held for review; the user decides it")
+    return AgentRefused(str(error))
+
+
 def propose(
     vault: Vault,
     caller: Caller,
@@ -335,40 +344,43 @@ def propose(
     now: dt.datetime | None = None,
 ) -> Proposed:
     """File an agent's proposal through the review queue's own `propose`; only the
-    person decides it. The checks here only give an agent errors it can act on."""
+    person decides it. Its guards are the queue's; their refusals are worded here for
+    an agent, and checked before the write counts against the agent's limit."""
     from memoryctl import review
 
-    if action in PERSON_ONLY:
+    named = review_actions.by_word(action) if isinstance(action, str) else None
+    if named is not None and not named.proposable:
         raise AgentRefused(
             f"an agent cannot propose {action!r}: only the user restores or confirms a memory"
         )
-    if not isinstance(action, str) or action not in PROPOSAL_ACTIONS:
-        raise AgentRefused(f"action must be one of {', '.join(PROPOSAL_ACTIONS)}")
+    if named is None or action != named.word:
+        raise AgentRefused(f"action must be one of {', '.join(review_actions.PROPOSAL_WORDS)}")
     memory = visible_memory(vault, caller, target, "target")
     why = _reason(reason)
     text: str | None = None
-    if action == "replace":
+    if named is review_actions.REPLACE:
         if body is None:
             raise AgentRefused("a replace proposal needs the new text in body")
         text = check_body(body)
-        if text.strip() == memory.body.strip():
-            raise AgentRefused(f"body is the same as the current text of {memory.id}")
     elif body is not None:
         raise AgentRefused(f"body is only for action 'replace', not {action!r}")
-    if memory.status == "retired":
-        raise AgentRefused(f"{memory.id} is already retired; only the user can restore it")
+    asked = {"reason": why, "body": text, "origin": "agent", "origin_ref": caller.agent}
+    try:
+        review.suggestion_for(vault, named.name, memory.id, **asked)
+    except ReviewError as error:
+        raise _refusal(error, memory) from None
     _check_commits(vault)
     gate.admit(caller.agent)
     with gate.lock:
-        proposal, created = review.propose(
-            vault,
-            PROPOSAL_ACTIONS[action],
-            memory.id,
-            now=now or utcnow(),
-            reason=why,
-            body=text,
-            origin="agent",
-            origin_ref=caller.agent,
-            trailer=commit_trailer(caller.agent, "propose"),
-        )
+        try:
+            proposal, created = review.propose(
+                vault,
+                named.name,
+                memory.id,
+                now=now or utcnow(),
+                trailer=commit_trailer(caller.agent, "propose"),
+                **asked,
+            )
+        except ReviewError as error:
+            raise _refusal(error, memory) from None
     return Proposed(proposal, memory, new=created)

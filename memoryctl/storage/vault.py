@@ -30,6 +30,22 @@ class VaultError(Exception):
     """A problem the user can fix; the message says how."""
 
 
+class FileGone(VaultError):
+    """A file memoryctl was about to read is no longer there."""
+
+    def __init__(self, relpath: str, why: str = "no longer exists") -> None:
+        self.relpath = relpath
+        super().__init__(f"{relpath} {why}")
+
+
+def read_file(root: Path, relpath: str, why: str = "no longer exists") -> bytes:
+    """The bytes of a vault file; FileGone (saying `why`) when it is not there."""
+    try:
+        return (root / relpath).read_bytes()
+    except FileNotFoundError:
+        raise FileGone(relpath, why) from None
+
+
 def index_path(root: Path) -> Path:
     """Where a vault's index lives: a cache folder outside the vault, keyed by its path."""
     base = os.environ.get("MEMORYCTL_CACHE_DIR") or platformdirs.user_cache_dir("memoryctl")
@@ -125,11 +141,7 @@ class Vault:
 
     def load(self, memory: Memory) -> Loaded:
         """Read a memory's file as it is now, ready to change."""
-        path = self.root / memory.path
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise VaultError(f"{memory.path} no longer exists") from None
+        raw = read_file(self.root, memory.path)
         try:
             note = notefile.parse_bytes(raw)
         except notefile.NoteError as error:

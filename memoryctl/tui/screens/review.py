@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
+from memoryctl import review_actions
 from memoryctl.actions import utcnow
 from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
 from memoryctl.tui.widgets.diff import diff_content
@@ -32,14 +33,6 @@ if TYPE_CHECKING:
     from memoryctl.audit import Retirement
     from memoryctl.review import Item, LogEntry
     from memoryctl.storage.vault import Vault
-
-ACTION_WORDS = {
-    "retire": "Retire",
-    "replace": "Replace",
-    "needs_review": "Hold for review",
-    "restore": "Restore",
-    "confirm": "Confirm",
-}
 
 
 @dataclass
@@ -69,24 +62,30 @@ def by_origin(items: list[Item]) -> dict[str, list[Item]]:
 
 
 def run_every_check(vault: Vault, now: dt.datetime) -> str:
-    """What `memoryctl check` runs, and `check-anchors` when the vault names its code
-    repository; what they found, as a person reads it. Blocks."""
-    from memoryctl.anchors import repo_root
-    from memoryctl.checks import check_anchors, run_checks
+    """Every check the vault is set up for (the core's `check_now`); what they found, as
+    a person reads it. Blocks."""
+    from memoryctl.checks import check_now
 
-    reports = [run_checks(vault, now=now)]
-    if vault.config.anchors_repo:
-        reports.append(
-            check_anchors(vault, repo_root(vault.root, vault.config.anchors_repo, None), now=now)
-        )
-    proposed = sum(len(r.proposed) for r in reports)
-    withdrawn = sum(len(r.withdrawn) for r in reports)
+    report = check_now(vault, now=now)
+    proposed, withdrawn = len(report.proposed), len(report.withdrawn)
     if not proposed and not withdrawn:
         return "Checked: nothing new to propose."
     parts = [counted(proposed, "new proposal")]
     if withdrawn:
         parts.append(f"{withdrawn} withdrawn (no longer found)")
     return "Checked: " + ", ".join(parts) + "."
+
+
+def refusal(error: BaseException) -> str:
+    """What stopped a decision, as this screen words it: the core's sentence, and the
+    key that does what is left to do."""
+    from memoryctl import review
+
+    if isinstance(error, review.NotPending):
+        return f"{error}; u on the Decisions tab reopens it"
+    if isinstance(error, review.Unresolved | review.AlreadyDone):
+        return f"{error}; d declines it"
+    return describe(error)
 
 
 def group_question(origin: str, group: list[Item], held: list[Item]) -> str:
@@ -120,7 +119,7 @@ def who(item: Item) -> str:
 def item_prompt(item: Item) -> Content:
     titles = ", ".join(t.memory.title if t.memory else f"{t.id} (gone)" for t in item.targets)
     parts: list[Content | tuple[str, str] | str] = [
-        (f"{ACTION_WORDS.get(item.proposal.action, item.proposal.action)}: ", "bold"),
+        (f"{review_actions.verb(item.proposal.action)}: ", "bold"),
         titles,
         (f"\n  by {who(item)}: ", "$text-accent"),
         (item.proposal.reason, "$text-muted"),
@@ -136,7 +135,7 @@ def log_prompt(entry: LogEntry) -> Content:
     return Content.assemble(
         (f"{entry.at[:10]} ", "$text-muted"),
         (f"{state:<9} ", "bold"),
-        f"{ACTION_WORDS.get(p.action, p.action).lower()} {', '.join(p.targets)}",
+        f"{review_actions.verb(p.action).lower()} {', '.join(p.targets)}",
         (f"  {p.id} · {p.describe_origin()}", "$text-muted"),
         (f"\n  {p.reason}" if p.reason else "", "$text-muted"),
     )
@@ -340,7 +339,7 @@ class ReviewScreen(AppScreen):
             return
         p = item.proposal
         head = Content.assemble(
-            (f"{ACTION_WORDS.get(p.action, p.action)}", "bold"),
+            (review_actions.verb(p.action), "bold"),
             (f"  proposed by {who(item)} on {p.created[:10]} · {p.id}\n", "$text-muted"),
             (f"Why: {p.reason}\n", ""),
         )
@@ -399,28 +398,25 @@ class ReviewScreen(AppScreen):
     def decide(self, verb: str, proposal_id: str, *, force: bool = False) -> None:
         from memoryctl import review
         from memoryctl.actions import utcnow
-        from memoryctl.storage.vault import VaultError
 
         try:
             if verb == "approve":
                 outcome = review.approve(self.vault, proposal_id, now=utcnow(), force=force)
             else:
                 outcome = getattr(review, verb)(self.vault, proposal_id, now=utcnow())
-        except VaultError as error:
-            if verb == "approve" and not force and review.CHANGED in str(error):
-                # The file changed after this screen read the queue.
-                self.post_message(self.ChangedSinceProposed(proposal_id, "A target's file changed"))
-            else:
-                self.post_message(WorkFailed(f"{verb} {proposal_id}", describe(error)))
-                self.post_message(self.Decided("", None))
+        except review.ChangedSinceProposed as changed:
+            # The file changed after this screen read the queue.
+            self.post_message(
+                self.ChangedSinceProposed(proposal_id, f"{changed.path} changed on disk")
+            )
             return
         except Exception as error:
-            self.post_message(WorkFailed(f"{verb} {proposal_id}", describe(error)))
+            self.post_message(WorkFailed(f"{verb} {proposal_id}", refusal(error)))
             self.post_message(self.Decided("", None))
             return
         word = {"approve": "Approved", "decline": "Declined", "undo": "Undid"}[verb]
         p = outcome.proposal
-        said = f"{word}: {ACTION_WORDS.get(p.action, p.action).lower()} ({p.id})"
+        said = f"{word}: {review_actions.verb(p.action).lower()} ({p.id})"
         extra = [*outcome.notices]
         if outcome.filed:
             extra.append(f"{len(outcome.filed)} derived memories proposed for review")
@@ -499,7 +495,9 @@ class ReviewScreen(AppScreen):
             return
         said = f"Approved {len(done)} from {origin}"
         if skipped:
-            said += f"; skipped {len(skipped)}: " + "; ".join(why for _, why in skipped[:3])
+            said += f"; skipped {len(skipped)}: " + "; ".join(
+                refusal(why) for _, why in skipped[:3]
+            )
         for outcome in done[:-1]:
             self.undo_stack.append(outcome.proposal.id)
         last = done[-1].proposal.id if done else None

@@ -1,0 +1,55 @@
+"""The core's refusals as the command line words them: the core's sentence, then what
+to type. The core names no command or flag; this is the one place the CLI adds them."""
+
+from __future__ import annotations
+
+from memoryctl import review, review_actions
+from memoryctl.anchors import NoCodeRepository
+from memoryctl.editor_command import EditorNotFound
+from memoryctl.proposals import NoSuchProposal
+
+
+def worded(error: BaseException) -> str | None:
+    """The line the CLI prints for a refusal it has advice for; None for any other error."""
+    match error:
+        case review.NotPending():
+            return f"{error}; memoryctl review undo {error.proposal_id} reopens it"
+        case review.Unresolved() | review.AlreadyDone():
+            return f"{error}; decline it (memoryctl review decline {error.proposal_id})"
+        case review.SharedId():
+            return f"{error}; run memoryctl doctor, then decide {error.proposal_id}"
+        case review.ChangedSinceProposed():
+            return (
+                f"{error}; look at it (memoryctl review show {error.proposal_id}), "
+                "then approve with --force"
+            )
+        case review.DirectUndone():
+            return (
+                f"{error.proposal_id} records a decision made directly, and it was undone; "
+                "to make it again, run the command again "
+                f"(memoryctl {review_actions.word(error.action)} ...)"
+            )
+        case review_actions.NotReversible() if error.instead == review_actions.RETIRE.name:
+            return f"{error} (memoryctl retire ID --reason R)"
+        case review_actions.NotReversible():
+            return f"{error} (memoryctl propose review ID --reason R)"
+        case review_actions.ReplacedSince():
+            return f"{error} (memoryctl history {error.memory_id} shows every version)"
+        case review_actions.IsRetired():
+            return f"{error} (memoryctl restore {error.memory_id})"
+        case review_actions.NoNewText():
+            return "a replacement needs the new text (BODY, or - for stdin)"
+        case review.ReasonRequired():
+            return "say why with --reason; the person decides on it"
+        case review.NotADate():
+            return f"--since {error.value!r} is not a date (use ISO 8601, like 2026-11-01)"
+        case NoSuchProposal():
+            return f"{error} (memoryctl review lists them)"
+        case EditorNotFound():
+            return f"{error}; set $EDITOR"
+        case NoCodeRepository():
+            return (
+                "no code repository: pass --repo PATH, or set repo under [anchors] in "
+                "memoryctl.toml"
+            )
+    return None
