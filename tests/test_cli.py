@@ -237,6 +237,25 @@ def test_edit_opens_the_editor_and_commits_the_change(vault_dir, cli, tmp_path, 
     assert git_log(vault_dir)[0].startswith("Edit ")
 
 
+def test_an_editor_whose_path_has_a_space_opens_when_quoted(vault_dir, cli, tmp_path, monkeypatch):
+    v = ("--vault", str(vault_dir))
+    memory_id = cli(*v, "add", "first draft").out.strip()
+    folder = tmp_path / "My Editors"
+    folder.mkdir()
+    editor = folder / "edit it.py"
+    editor.write_text(
+        "import sys\np = sys.argv[-1]\nt = open(p).read().replace('first', 'second')\n"
+        "open(p, 'w').write(t)\n"
+    )
+    monkeypatch.setenv("VISUAL", f'{sys.executable} "{editor}"')
+    result = cli(*v, "edit", memory_id)
+    assert result.code == 0, result.err
+    assert "second draft" in cli(*v, "show", memory_id).out
+    monkeypatch.setenv("VISUAL", str(tmp_path / "no such editor"))
+    missing = cli(*v, "edit", memory_id)
+    assert missing.code == 1 and "was not found; set $EDITOR" in missing.err
+
+
 def test_exit_codes_usage_is_2_user_error_is_1_with_one_line(vault_dir, cli):
     assert cli("frobnicate").code == 2
     result = cli("--vault", str(vault_dir), "show", "nosuchid")

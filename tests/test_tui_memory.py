@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TextArea
@@ -224,3 +226,34 @@ def test_memory_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> Non
         quiet(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_proposing_a_review_twice_from_the_memory_screen_files_it_once(
+    app: MemoryApp, vault: Vault
+) -> None:
+    from memoryctl.review import queue
+    from memoryctl.tui.widgets.modals import AskScreen
+
+    async def propose(reason: str) -> None:
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, AskScreen))
+        await pilot.press(*reason)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, MemoryScreen))
+        await settled(pilot)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await open_memory(pilot, DINNER)
+        await propose("moved")
+        await propose("moved")
+
+    [item] = queue(vault).items
+    p = item.proposal
+    assert (p.action, p.targets, p.origin, p.reason) == ("needs_review", (DINNER,), "user", "moved")
+    assert any(f"Already proposed as {p.id} (pending)" in t for t in toasts(app))
+    # The same proposal, and the same commit, as `memoryctl propose review` makes.
+    log = subprocess.run(
+        ["git", "log", "-1", "--format=%B"], cwd=vault.root, capture_output=True, text=True
+    ).stdout
+    assert log.startswith(f"Propose: hold for review {item.targets[0].memory.title}\n")
+    assert f"proposal: {p.id}\naction: needs_review\n" in log

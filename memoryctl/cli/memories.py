@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -335,19 +333,16 @@ def cmd_pin(args: argparse.Namespace, pinned: bool = True) -> None:
 
 def cmd_edit(args: argparse.Namespace) -> None:
     from memoryctl.actions import record_external_edit
+    from memoryctl.editor_command import run_editor
     from memoryctl.storage.notefile import sha256
 
     vault = open_vault(args)
     memory = vault.resolve(args.id)
     path = vault.root / memory.path
     before = sha256(path.read_bytes())
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    try:
-        result = subprocess.run([*editor.split(), str(path)])
-    except FileNotFoundError:
-        raise UserError(f"the editor {editor!r} was not found; set $EDITOR") from None
-    if result.returncode != 0:
-        raise UserError(f"the editor exited with status {result.returncode}; nothing recorded")
+    status = run_editor(path)
+    if status != 0:
+        raise UserError(f"the editor exited with status {status}; nothing recorded")
     updated = record_external_edit(vault, memory, before)
     finish(vault)
     if updated is None:

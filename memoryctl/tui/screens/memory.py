@@ -101,21 +101,6 @@ def anchor_states(vault: Vault, memory: Memory) -> tuple[list[AnchorState], str 
     return states, None
 
 
-def propose_review(vault: Vault, memory: Memory, reason: str) -> None:
-    """File a proposal to hold the memory for review, made by the person (the queue's
-    own Change files it, so the same proposal is never made twice)."""
-    from memoryctl.actions import utcnow
-    from memoryctl.decisions import Change
-    from memoryctl.memory import iso
-    from memoryctl.proposals import Suggestion
-
-    now = utcnow()
-    change = Change.start(vault, now)
-    suggestion = Suggestion("needs_review", (memory.id,), reason, "user", trigger=iso(now))
-    change.propose([suggestion])
-    change.commit(f"Propose review of {memory.title}\n\nmemory: {memory.id}\nreason: {reason}")
-
-
 class MemoryScreen(AppScreen):
     DEFAULT_CSS = """
     MemoryScreen {
@@ -425,16 +410,13 @@ class MemoryScreen(AppScreen):
     @work(exclusive=True, group="memory-action", exit_on_error=False)
     async def edit_outside(self, memory: Memory) -> None:
         """$EDITOR on the file itself, then index and commit what changed."""
-        import os
-        import subprocess
-
         from memoryctl.actions import read_for_edit, record_external_edit
+        from memoryctl.editor_command import run_editor
 
         try:
             _, before = read_for_edit(self.vault, memory)
-            editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
             with self.app.suspend():
-                subprocess.run([*editor.split(), str(self.vault.root / memory.path)])
+                run_editor(self.vault.root / memory.path)
             updated = record_external_edit(self.vault, memory, before)
         except Exception as error:
             self.post_message(WorkFailed("edit in $EDITOR", describe(error)))
@@ -482,20 +464,34 @@ class MemoryScreen(AppScreen):
 
     @work(thread=True, exclusive=True, group="memory-action", exit_on_error=False)
     def decide(self, what: str, memory: Memory, reason: str | None) -> None:
+        from memoryctl import review
         from memoryctl.actions import utcnow
         from memoryctl.decisions import act
+        from memoryctl.review_actions import ACTIONS
 
         try:
             if what == "propose":
-                propose_review(self.vault, memory, reason or "")
-                self.post_message(self.Done(memory, "Proposed for review: see the Review screen"))
+                # The queue's own `propose`: the same proposal is never filed twice.
+                proposal, new = review.propose(
+                    self.vault,
+                    "needs_review",
+                    memory.id,
+                    now=utcnow(),
+                    reason=reason,
+                    origin="user",
+                )
+                said = (
+                    "Proposed for review: see the Review screen"
+                    if new
+                    else f"Already proposed as {proposal.id} ({proposal.state}); nothing new filed"
+                )
+                self.post_message(self.Done(memory, said))
                 return
             outcome = act(self.vault, what, memory.id, now=utcnow(), reason=reason)
         except Exception as error:
             self.post_message(WorkFailed(f"{what} the memory", describe(error)))
             return
-        said = {"retire": "Retired", "restore": "Restored", "confirm": "Confirmed"}[what]
-        self.post_message(self.Done(outcome.memory, said))
+        self.post_message(self.Done(outcome.memory, ACTIONS[what].past))
 
     @on(Done)
     def done(self, message: Done) -> None:
