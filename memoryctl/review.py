@@ -38,15 +38,19 @@ CHANGED = "changed since proposed: review again"
 # --- what stops a decision -----------------------------------------------------------------
 
 
+@dataclass(eq=False)
 class NotPending(ReviewError):
     """The proposal was decided already: only undo reopens it."""
 
-    def __init__(self, proposal: Proposal) -> None:
-        self.proposal_id = proposal.id
-        self.state = proposal.state
-        self.decided_at = proposal.decision.at if proposal.decision else None
-        self.note = proposal.decision.note if proposal.decision else None
-        super().__init__()
+    proposal_id: str
+    state: str
+    decided_at: str | None = None
+    note: str | None = None
+
+    @classmethod
+    def of(cls, proposal: Proposal) -> NotPending:
+        decided = proposal.decision
+        return cls(proposal.id, proposal.state, decided and decided.at, decided and decided.note)
 
     def text(self) -> str:
         when = f" on {self.decided_at[:10]}" if self.decided_at else ""
@@ -54,65 +58,60 @@ class NotPending(ReviewError):
         return f"{self.proposal_id} was already {self.state}{when}{note}"
 
 
+@dataclass(eq=False)
 class NothingToApprove(ReviewError):
     """The file records a direct decision (a restore, a confirmation): nobody proposed it."""
 
-    def __init__(self, proposal_id: str, action: str) -> None:
-        self.proposal_id = proposal_id
-        self.action = action
-        super().__init__()
+    proposal_id: str
+    action: str
 
     def text(self) -> str:
         return f"{self.proposal_id} records a decision already made; nothing to approve"
 
 
+@dataclass(eq=False)
 class Unresolved(ReviewError):
     """A target of the proposal no longer exists; the proposal can only be declined."""
 
-    def __init__(self, proposal_id: str, missing: Sequence[str]) -> None:
-        self.proposal_id = proposal_id
-        self.missing = tuple(missing)
-        super().__init__()
+    proposal_id: str
+    missing: tuple[str, ...]
 
     def text(self) -> str:
         return f"{self.proposal_id} is unresolved: {', '.join(self.missing)} no longer exists"
 
 
+@dataclass(eq=False)
 class SharedId(ReviewError):
     """Several files carry the id the proposal targets; which one is meant is unclear."""
 
-    def __init__(self, proposal_id: str, memory_id: str) -> None:
-        self.proposal_id = proposal_id
-        self.memory_id = memory_id
-        super().__init__()
+    proposal_id: str
+    memory_id: str
 
     def text(self) -> str:
         return f"id {self.memory_id} is used by several files, so {self.proposal_id} waits"
 
 
+@dataclass(eq=False)
 class ChangedSinceProposed(ReviewError):
     """A target's file changed after the proposal was made: the person looks again."""
 
-    def __init__(self, proposal_id: str, path: str, proposed_sha: str, current_sha: str) -> None:
-        self.proposal_id = proposal_id
-        self.path = path
-        self.proposed_sha = proposed_sha
-        self.current_sha = current_sha
-        super().__init__()
+    proposal_id: str
+    path: str
+    proposed_sha: str
+    current_sha: str
 
     def text(self) -> str:
         return f"{self.proposal_id}: {CHANGED}. {self.path} changed after the proposal was made"
 
 
+@dataclass(eq=False)
 class AlreadyDone(ReviewError):
     """The memory is already as approving would leave it."""
 
-    def __init__(self, proposal_id: str, memory: Memory) -> None:
-        self.proposal_id = proposal_id
-        self.memory_id = memory.id
-        self.title = memory.title
-        self.status = memory.status
-        super().__init__()
+    proposal_id: str
+    memory_id: str
+    title: str
+    status: str
 
     def text(self) -> str:
         return (
@@ -121,23 +120,21 @@ class AlreadyDone(ReviewError):
         )
 
 
+@dataclass(eq=False)
 class NothingToUndo(ReviewError):
-    def __init__(self, proposal_id: str) -> None:
-        self.proposal_id = proposal_id
-        super().__init__()
+    proposal_id: str
 
     def text(self) -> str:
         return f"{self.proposal_id} is pending: there is no decision to undo"
 
 
+@dataclass(eq=False)
 class DirectUndone(ReviewError):
     """A decision made directly was undone already; nobody proposed it, so it does not
     reopen: the person takes the action again."""
 
-    def __init__(self, proposal_id: str, action: str) -> None:
-        self.proposal_id = proposal_id
-        self.action = action
-        super().__init__()
+    proposal_id: str
+    action: str
 
     def text(self) -> str:
         return (
@@ -146,29 +143,26 @@ class DirectUndone(ReviewError):
         )
 
 
+@dataclass(eq=False)
 class NotProposable(ReviewError):
-    def __init__(self, action: str) -> None:
-        self.action = action
-        super().__init__()
+    action: str
 
     def text(self) -> str:
         *some, last = review_actions.PROPOSAL_WORDS
         return f"cannot propose {self.action!r}; propose {', '.join(some)} or {last}"
 
 
+@dataclass(eq=False)
 class ReasonRequired(ReviewError):
-    def __init__(self, action: str) -> None:
-        self.action = action
-        super().__init__()
+    action: str
 
     def text(self) -> str:
         return "say why: the person decides on it"
 
 
+@dataclass(eq=False)
 class NotADate(ReviewError):
-    def __init__(self, value: str) -> None:
-        self.value = value
-        super().__init__()
+    value: str
 
     def text(self) -> str:
         return f"{self.value!r} is not a date (use ISO 8601, like 2026-11-01)"
@@ -334,7 +328,7 @@ def _targets(vault: Vault, proposal: Proposal) -> list[Memory]:
     found = vault.index.get_many(proposal.targets)
     missing = [t for t in proposal.targets if t not in found]
     if missing:
-        raise Unresolved(proposal.id, missing)
+        raise Unresolved(proposal.id, tuple(missing))
     for target in proposal.targets:
         if len([m for m in vault.index.resolve(target) if m.id == target]) > 1:
             raise SharedId(proposal.id, target)
@@ -354,7 +348,7 @@ def approve(
     after it was proposed (the person has looked at the file as it is now)."""
     change, proposal, raw = _open(vault, ref, now)
     if not proposal.is_pending:
-        raise NotPending(proposal)
+        raise NotPending.of(proposal)
     taken = review_actions.action(proposal.action)
     if not taken.proposable:
         raise NothingToApprove(proposal.id, proposal.action)
@@ -365,9 +359,9 @@ def approve(
             recorded = proposal.target_sha.get(loaded.memory.id)
             if recorded and recorded != loaded.sha:
                 raise ChangedSinceProposed(proposal.id, loaded.memory.path, recorded, loaded.sha)
-    for loaded in loadeds:
-        if taken.fulfilled(loaded.memory):
-            raise AlreadyDone(proposal.id, loaded.memory)
+    for m in (loaded.memory for loaded in loadeds):
+        if taken.fulfilled(m):
+            raise AlreadyDone(proposal.id, m.id, m.title, m.status)
     decided = change.decide(proposal, raw, "approved", note)
     for loaded in loadeds:
         taken.apply(change, loaded, _request(proposal))
@@ -377,7 +371,7 @@ def approve(
 def decline(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None) -> Outcome:
     change, proposal, raw = _open(vault, ref, now)
     if not proposal.is_pending:
-        raise NotPending(proposal)
+        raise NotPending.of(proposal)
     memories = list(vault.index.get_many(proposal.targets).values())
     decided = change.decide(proposal, raw, "declined", note)
     commit = change.commit(

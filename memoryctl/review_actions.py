@@ -34,11 +34,12 @@ from memoryctl.storage.vault import Loaded, Vault, VaultError
 # --- errors -------------------------------------------------------------------------------
 
 
+@dataclass(eq=False)
 class ReviewError(VaultError):
     """A decision the review core refuses. Each subclass carries what stops it; its text is
     a plain sentence that names no command, which each face may add its advice to."""
 
-    def __init__(self) -> None:
+    def __post_init__(self) -> None:
         super().__init__(self.text())
 
     def text(self) -> str:
@@ -49,24 +50,26 @@ def named(memory_id: str, title: str) -> str:
     return f"{memory_id} ({title})"
 
 
+@dataclass(eq=False)
 class Unreadable(ReviewError):
-    def __init__(self, path: str) -> None:
-        self.path = path
-        super().__init__()
+    path: str
 
     def text(self) -> str:
         return f"{self.path} cannot be read as a memory; fix the file first"
 
 
+@dataclass(eq=False)
 class MemoryRefused(ReviewError):
     """An action refused for the state of one memory."""
 
-    def __init__(self, memory: Memory, action: str) -> None:
-        self.memory_id = memory.id
-        self.title = memory.title
-        self.status = memory.status
-        self.action = action
-        super().__init__()
+    memory_id: str
+    title: str
+    status: str
+    action: str
+
+    @classmethod
+    def about(cls, memory: Memory, action: str) -> MemoryRefused:
+        return cls(memory.id, memory.title, memory.status, action)
 
     @property
     def name(self) -> str:
@@ -105,56 +108,51 @@ class NoNewText(ReviewError):
         return "a replacement needs some text"
 
 
+@dataclass(eq=False)
 class NotReversible(ReviewError):
     """Undo does not reverse this action; `instead` is the action that does."""
 
-    def __init__(self, proposal_id: str, action: str, instead: str) -> None:
-        self.proposal_id = proposal_id
-        self.action = action
-        self.instead = instead
-        super().__init__()
+    proposal_id: str
+    action: str
+    instead: str
 
     def text(self) -> str:
         return f"{self.proposal_id} {ACTIONS[self.action].not_undone}"
 
 
+@dataclass(eq=False)
 class ReplacedSince(ReviewError):
     """The memory was replaced again after the replacement being undone."""
 
-    def __init__(self, proposal_id: str, memory: Memory) -> None:
-        self.proposal_id = proposal_id
-        self.memory_id = memory.id
-        self.title = memory.title
-        super().__init__()
+    proposal_id: str
+    memory_id: str
+    title: str
 
     def text(self) -> str:
         name = named(self.memory_id, self.title)
         return f"{name} was replaced again after {self.proposal_id}; undo by hand"
 
 
+@dataclass(eq=False)
 class OldTextMissing(ReviewError):
-    def __init__(self, proposal_id: str) -> None:
-        self.proposal_id = proposal_id
-        super().__init__()
+    proposal_id: str
 
     def text(self) -> str:
         return f"the text {self.proposal_id} replaced is not in git, so it cannot be put back"
 
 
+@dataclass(eq=False)
 class OldTextUnreadable(ReviewError):
-    def __init__(self, path: str, detail: str) -> None:
-        self.path = path
-        self.detail = detail
-        super().__init__()
+    path: str
+    detail: str
 
     def text(self) -> str:
         return f"the old text of {self.path} cannot be read: {self.detail}"
 
 
+@dataclass(eq=False)
 class UnknownAction(ReviewError):
-    def __init__(self, action: str) -> None:
-        self.action = action
-        super().__init__()
+    action: str
 
     def text(self) -> str:
         return f"unknown action {self.action!r}"
@@ -231,7 +229,7 @@ class Action:
     def check(self, memory: Memory, request: Request | None) -> None:
         """The guard on a readable memory."""
         if memory.status == "retired":
-            raise IsRetired(memory, self.name)
+            raise IsRetired.about(memory, self.name)
 
     def fulfilled(self, memory: Memory) -> bool:
         """The memory is already as approving would leave it."""
@@ -272,7 +270,7 @@ class Retire(Action):
 
     def check(self, memory: Memory, request: Request | None) -> None:
         if memory.status == "retired":
-            raise AlreadyRetired(memory, self.name)
+            raise AlreadyRetired.about(memory, self.name)
 
     def fulfilled(self, memory: Memory) -> bool:
         return memory.status == "retired"
@@ -313,7 +311,7 @@ class Hold(Action):
     def check(self, memory: Memory, request: Request | None) -> None:
         super().check(memory, request)
         if memory.status == "needs_review":
-            raise AlreadyHeld(memory, self.name)
+            raise AlreadyHeld.about(memory, self.name)
 
     def fulfilled(self, memory: Memory) -> bool:
         return memory.status == "needs_review"
@@ -361,7 +359,7 @@ class Replace(Action):
         if body is None or not body.strip():
             raise NoNewText()
         if body.strip() == memory.body.strip() and not (request and request.title):
-            raise SameText(memory, self.name)
+            raise SameText.about(memory, self.name)
 
     def changes(
         self, now: dt.datetime, data: Mapping[str, Any], request: Request
@@ -402,7 +400,7 @@ class Replace(Action):
         entries = replaced_entries(data)
         last = entries[-1] if entries else {}
         if str(last.get("proposal")) != proposal_id:
-            raise ReplacedSince(proposal_id, current)
+            raise ReplacedSince(proposal_id, current.id, current.title)
         commit = last.get("commit")
         old = gitrepo.show_file(vault.root, str(commit), current.path) if commit else None
         if old is None:
@@ -490,7 +488,7 @@ class Restore(Action):
 
     def check(self, memory: Memory, request: Request | None) -> None:
         if memory.status != "retired":
-            raise NotRetired(memory, self.name)
+            raise NotRetired.about(memory, self.name)
 
     def changes(
         self, now: dt.datetime, data: Mapping[str, Any], request: Request
