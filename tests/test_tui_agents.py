@@ -203,3 +203,20 @@ def test_agents_screen_snapshot(
         quiet(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_screen_whose_reading_fails_says_what_it_could_not_do_and_why(
+    app: MemoryApp,
+) -> None:
+    path = agents.identities_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json", encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(pilot, "6")
+        screen = pilot.app.screen
+        assert isinstance(screen, AgentsScreen)
+        await until(pilot, lambda: any("Could not read the agents" in t for t in toasts(app)))
+        [said] = [t for t in toasts(app) if "Could not read the agents" in t]
+        assert "agents.json" in said
+        assert not screen.loading
+    assert path.read_text(encoding="utf-8") == "{not json"

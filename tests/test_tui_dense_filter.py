@@ -12,10 +12,11 @@ import pytest
 from textual.message import Message
 from tui_support import SIZE, settled, until
 
+from memoryctl.storage.index_lists import DENSE_SHARE
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import make_app
 from memoryctl.tui.list_filter import ListFilter, narrowed
-from memoryctl.tui.screens.vault import DENSE_SHARE, VaultScreen
+from memoryctl.tui.screens.vault import VaultScreen
 from memoryctl.tui.widgets import MemoryList
 from memoryctl.tui.widgets.memory_list import PAGE_SIZE, RowPages
 

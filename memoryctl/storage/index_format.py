@@ -8,13 +8,17 @@ sqlmodel and SQLAlchemy (0.3 s, which the TUI would spend before its first paint
 # another version is rebuilt from the vault.
 SCHEMA_VERSION = 8
 
+# The prefix lengths the full-text index keeps: a filter of one or two letters in the
+# TUI reads one list of rows instead of merging every term that starts with them (at
+# 100,000 memories, "a" takes 40 ms instead of 155 and "th" 35 instead of 140; the cold
+# build takes 1-2 s longer).
+PREFIX_LENGTHS = (1, 2)
+
 # Created after sqlmodel's tables.
 FTS_DDL = (
-    # prefix='1 2': a filter of one or two letters in the TUI reads one list of rows
-    # instead of merging every term that starts with them (at 100,000 memories, "a" takes
-    # 40 ms instead of 155 and "th" 35 instead of 140; the cold build takes 1-2 s longer).
     "CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5("
-    "title, body, content='', tokenize='unicode61 remove_diacritics 2', prefix='1 2')",
+    "title, body, content='', tokenize='unicode61 remove_diacritics 2', "
+    f"prefix='{' '.join(str(n) for n in PREFIX_LENGTHS)}')",
     # The vault list's order, read from the index alone (no sort) on every filter.
     "CREATE INDEX IF NOT EXISTS ix_notes_newest ON notes(created DESC, mid)",
     # The few memories that name others in `retires`, found without reading every

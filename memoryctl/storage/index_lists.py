@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from memoryctl import search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.index_format import PREFIX_LENGTHS
+
+# A text at least this share of the memories match is paged newest first (`dense_page`).
+DENSE_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,21 @@ class IndexLists(IndexConnection):
         if match is None:
             return None
         return self._execute("SELECT count(*) FROM note_fts WHERE note_fts MATCH ?", (match,))[0][0]
+
+    def dense_page(self, text: str, total: int, page: int) -> tuple[list[int], int] | None:
+        """For a text most memories match, the rowids of its newest `page`, in `list`
+        order, and how many it matches, read without handing every match to Python; None
+        for any other text, whose matches `text_matches` reads at once.
+
+        Only a text no longer than the index's longest prefix qualifies: each lookup is
+        then a seek, where a longer prefix merges every word it starts, once per memory.
+        """
+        if not 0 < len(text) <= max(PREFIX_LENGTHS):
+            return None
+        count = self.text_count(text)
+        if count is None or count < max(DENSE_SHARE * total, page):
+            return None
+        return self.newest_text_matches(text, page), count
 
     def newest_text_matches(self, text: str, limit: int) -> list[int]:
         """The rowids of the newest `limit` memories `text` matches, in `list` order.

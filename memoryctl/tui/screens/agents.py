@@ -121,16 +121,12 @@ class AgentsScreen(AppScreen):
 
     # --- workers -----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="agents", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="agents", exit_on_error=False, name="read the agents")
     def read(self) -> None:
         from memoryctl.mcp.agents import keyring_problem, list_agents
 
-        try:
-            found = list_agents(self.vault.root)
-            problem = keyring_problem()
-        except Exception as error:
-            self.post_message(WorkFailed("read the agents", describe(error)))
-            return
+        found = list_agents(self.vault.root)
+        problem = keyring_problem()
         self.post_message(self.Read(found, problem))
 
     @work(thread=True, exclusive=True, group="agents-write", exit_on_error=False)

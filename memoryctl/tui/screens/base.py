@@ -1,5 +1,6 @@
-"""What every screen shares: the vault, the one lock that opens its index, and the
-messages that tell a screen the files changed or a piece of work failed.
+"""What every screen shares: the vault, the one lock that opens its index, the
+message that tells a screen the files changed, and the one handler for a piece of
+work that failed.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
     from memoryctl.storage.index import Index
@@ -68,7 +70,20 @@ class AppScreen(Screen[None]):
     def files_changed(self, message: FilesChanged) -> None:
         self.reload()
 
+    @on(Worker.StateChanged)
+    def worker_ended(self, event: Worker.StateChanged) -> None:
+        """Every worker of a screen that raises ends here: what it could not do is its
+        name (`@work(name=...)`), and why is the error as the core words it."""
+        worker = event.worker
+        if event.state is WorkerState.ERROR and worker.error is not None:
+            self.failed(worker.name or "finish the work", describe(worker.error))
+
     @on(WorkFailed)
     def work_failed(self, message: WorkFailed) -> None:
+        self.failed(message.what, message.error)
+
+    def failed(self, what: str, why: str) -> None:
+        """Say what could not be done, and why. A screen that shows more (a list that
+        stays empty, a message in a pane) extends this."""
         self.loading = False
-        self.notify(f"Could not {message.what}: {message.error}", severity="error", timeout=10)
+        self.notify(f"Could not {what}: {why}", severity="error", timeout=10)

@@ -17,7 +17,7 @@ from textual.widgets import Header, OptionList
 from textual.widgets.option_list import Option
 
 from memoryctl.reach import inactive_reason
-from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.screens.base import AppScreen, opened_index
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.highlight import highlighted
 from memoryctl.tui.widgets.modals import ConfirmScreen
@@ -120,13 +120,15 @@ class CorrectionsScreen(AppScreen):
     def reload(self) -> None:
         self.list_corrections()
 
-    @work(thread=True, exclusive=True, group="corrections", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="corrections",
+        exit_on_error=False,
+        name="list the corrections",
+    )
     def list_corrections(self) -> None:
-        try:
-            found = read_corrections(self.vault)
-        except Exception as error:
-            self.post_message(WorkFailed("list the corrections", describe(error)))
-            return
+        found = read_corrections(self.vault)
         self.post_message(self.Listed(found))
 
     @on(Listed)
@@ -158,15 +160,11 @@ class CorrectionsScreen(AppScreen):
             self.query_one("#reach", OptionList).loading = True
             self.read_reach(event.option.id)
 
-    @work(thread=True, exclusive=True, group="reach", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="reach", exit_on_error=False, name="read the reach")
     def read_reach(self, correction_id: str) -> None:
         from memoryctl.reach import reach_report
 
-        try:
-            report = reach_report(self.vault, correction_id)
-        except Exception as error:
-            self.post_message(WorkFailed("read the reach", describe(error)))
-            return
+        report = reach_report(self.vault, correction_id)
         self.post_message(
             self.Reached(report.correction, list(report.reached), report.inactive, report.dormant)
         )
@@ -223,15 +221,13 @@ class CorrectionsScreen(AppScreen):
             answer,
         )
 
-    @work(thread=True, exclusive=True, group="corrections-write", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="corrections-write", exit_on_error=False, name="detach"
+    )
     def detach(self, correction: Memory, memory: Memory) -> None:
         from memoryctl.reach import detach
 
-        try:
-            detach(self.vault, correction.id, memory.id)
-        except Exception as error:
-            self.post_message(WorkFailed("detach", describe(error)))
-            return
+        detach(self.vault, correction.id, memory.id)
         self.post_message(self.Detached(correction, memory))
 
     @on(Detached)

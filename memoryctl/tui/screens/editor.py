@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Header, Static, TextArea
 
-from memoryctl.tui.screens.base import FilesChanged, WorkFailed, describe
+from memoryctl.tui.screens.base import FilesChanged, WorkFailed
 from memoryctl.tui.widgets.diff import text_diff
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.modals import ConfirmScreen
@@ -128,15 +128,11 @@ class EditorScreen(Screen["Memory | None"]):
     def text(self) -> str:
         return self.query_one(TextArea).text
 
-    @work(thread=True, exclusive=True, group="editor", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="editor", exit_on_error=False, name="open the file")
     def read(self) -> None:
         from memoryctl.actions import read_for_edit
 
-        try:
-            text, sha = read_for_edit(self.vault, self.memory)
-        except Exception as error:
-            self.post_message(WorkFailed("open the file", describe(error)))
-            return
+        text, sha = read_for_edit(self.vault, self.memory)
         self.post_message(self.Opened(text, sha))
 
     @on(Opened)
@@ -158,7 +154,7 @@ class EditorScreen(Screen["Memory | None"]):
             return
         self.save(self.text, self.sha)
 
-    @work(thread=True, exclusive=True, group="editor", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="editor", exit_on_error=False, name="save")
     def save(self, text: str, sha: str) -> None:
         from memoryctl.actions import EditConflict, replace_in_place
 
@@ -166,9 +162,6 @@ class EditorScreen(Screen["Memory | None"]):
             saved = replace_in_place(self.vault, self.memory, text, sha)
         except EditConflict as conflict:
             self.post_message(self.Conflict(conflict.disk_text))
-            return
-        except Exception as error:
-            self.post_message(WorkFailed("save", describe(error)))
             return
         self.post_message(self.Saved(saved))
 

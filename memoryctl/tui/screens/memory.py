@@ -251,14 +251,16 @@ class MemoryScreen(AppScreen):
     def reload(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="memory-details", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="memory-details",
+        exit_on_error=False,
+        name="read the memory",
+    )
     def load(self) -> None:
         memory_id = self.memory_id
-        try:
-            details = read_details(self.vault, memory_id)
-        except Exception as error:
-            self.post_message(WorkFailed("read the memory", describe(error)))
-            return
+        details = read_details(self.vault, memory_id)
         self.post_message(self.Loaded(memory_id, details))
 
     @on(Loaded)
@@ -382,15 +384,17 @@ class MemoryScreen(AppScreen):
             self.loading = True
             self.set_pinned(self.memory, False)
 
-    @work(thread=True, exclusive=True, group="memory-action", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="memory-action",
+        exit_on_error=False,
+        name="change the pin",
+    )
     def set_pinned(self, memory: Memory, pinned: bool) -> None:
         from memoryctl.actions import set_pinned
 
-        try:
-            updated = set_pinned(self.vault, memory.id, pinned)
-        except Exception as error:
-            self.post_message(WorkFailed("change the pin", describe(error)))
-            return
+        updated = set_pinned(self.vault, memory.id, pinned)
         self.post_message(self.Done(updated, "Pinned" if pinned else "Unpinned"))
 
     def action_edit(self) -> None:
@@ -407,20 +411,16 @@ class MemoryScreen(AppScreen):
         if self.memory is not None:
             self.edit_outside(self.memory)
 
-    @work(exclusive=True, group="memory-action", exit_on_error=False)
+    @work(exclusive=True, group="memory-action", exit_on_error=False, name="edit in $EDITOR")
     async def edit_outside(self, memory: Memory) -> None:
         """$EDITOR on the file itself, then index and commit what changed."""
         from memoryctl.actions import read_for_edit, record_external_edit
         from memoryctl.editor_command import run_editor
 
-        try:
-            _, before = read_for_edit(self.vault, memory)
-            with self.app.suspend():
-                run_editor(self.vault.root / memory.path)
-            updated = record_external_edit(self.vault, memory, before)
-        except Exception as error:
-            self.post_message(WorkFailed("edit in $EDITOR", describe(error)))
-            return
+        _, before = read_for_edit(self.vault, memory)
+        with self.app.suspend():
+            run_editor(self.vault.root / memory.path)
+        updated = record_external_edit(self.vault, memory, before)
         self.post_message(self.Done(updated, "Saved" if updated else "Nothing changed"))
 
     def action_retire(self) -> None:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Label, Static, TextArea
 
-from memoryctl.tui.screens.base import WorkFailed, describe
+from memoryctl.tui.screens.base import WorkFailed
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.highlight import highlighted
 from memoryctl.tui.widgets.modals import ConfirmScreen
@@ -118,18 +118,20 @@ class NewCorrectionScreen(Screen["Memory | None"]):
             self._debounce.stop()
         self._debounce = self.set_timer(DEBOUNCE, lambda: self.preview(self.needles))
 
-    @work(thread=True, exclusive=True, group="reach-preview", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="reach-preview",
+        exit_on_error=False,
+        name="preview the reach",
+    )
     def preview(self, needles: list[str]) -> None:
         from memoryctl.matching import check_needle
         from memoryctl.reach import preview_reach
 
         problems = [p for p in (check_needle(n) for n in needles) if p]
         good = [n for n in needles if not check_needle(n)]
-        try:
-            reaches = preview_reach(self.vault, good)
-        except Exception as error:
-            self.post_message(WorkFailed("preview the reach", describe(error)))
-            return
+        reaches = preview_reach(self.vault, good)
         self.post_message(self.Previewed(needles, reaches, problems))
 
     @on(Previewed)
@@ -151,7 +153,13 @@ class NewCorrectionScreen(Screen["Memory | None"]):
             return
         self.save(body, self.needles, force)
 
-    @work(thread=True, exclusive=True, group="correction-save", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="correction-save",
+        exit_on_error=False,
+        name="save the correction",
+    )
     def save(self, body: str, needles: list[str], force: bool) -> None:
         from memoryctl.actions import NewMemory
         from memoryctl.reach import GuardTripped, correct
@@ -160,9 +168,6 @@ class NewCorrectionScreen(Screen["Memory | None"]):
             saved = correct(self.vault, NewMemory(body=body, deprecates=needles), force=force)
         except GuardTripped as tripped:
             self.post_message(self.TooBroad(str(tripped)))
-            return
-        except Exception as error:
-            self.post_message(WorkFailed("save the correction", describe(error)))
             return
         self.post_message(self.Saved(saved))
 

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, TextArea
 
 from memoryctl.memory import KINDS
-from memoryctl.tui.screens.base import WorkFailed, describe
+from memoryctl.tui.screens.base import WorkFailed
 from memoryctl.tui.widgets.modals import DIALOG_CSS
 
 if TYPE_CHECKING:
@@ -122,15 +122,13 @@ class NewMemoryScreen(ModalScreen["Memory | None"]):
     def title_submitted(self) -> None:
         self.action_save()
 
-    @work(thread=True, exclusive=True, group="new-memory", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="new-memory", exit_on_error=False, name="save the memory"
+    )
     def save(self, body: str, title: str | None, kind: str) -> None:
         from memoryctl.actions import NewMemory, add_memory
 
-        try:
-            saved = add_memory(self.vault, NewMemory(body=body, title=title, kind=kind))
-        except Exception as error:
-            self.post_message(WorkFailed("save the memory", describe(error)))
-            return
+        saved = add_memory(self.vault, NewMemory(body=body, title=title, kind=kind))
         self.post_message(self.Saved(saved))
 
     @on(Saved)

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Select
 from textual.widgets.option_list import Option
 
-from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.screens.base import AppScreen, opened_index
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.pick_memory import PickMemoryScreen
 from memoryctl.tui.widgets.token_meter import TokenMeter
@@ -141,13 +141,9 @@ class PinsScreen(AppScreen):
     def reload(self) -> None:
         self.read(self.profile)
 
-    @work(thread=True, exclusive=True, group="pins", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="pins", exit_on_error=False, name="read the pins")
     def read(self, profile: str | None) -> None:
-        try:
-            state = read_pins(self.vault, profile)
-        except Exception as error:
-            self.post_message(WorkFailed("read the pins", describe(error)))
-            return
+        state = read_pins(self.vault, profile)
         self.post_message(self.Read(state))
 
     @on(Read)
@@ -204,15 +200,17 @@ class PinsScreen(AppScreen):
         self.show_rows(rows, target)
         self.reorder([row.memory.id for row in rows])
 
-    @work(thread=True, exclusive=True, group="pins-write", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="pins-write",
+        exit_on_error=False,
+        name="reorder the pins",
+    )
     def reorder(self, ids: list[str]) -> None:
         from memoryctl.actions import reorder_pins
 
-        try:
-            reorder_pins(self.vault, ids)
-        except Exception as error:
-            self.post_message(WorkFailed("reorder the pins", describe(error)))
-            return
+        reorder_pins(self.vault, ids)
         self.post_message(self.Done(""))
 
     def action_unpin(self) -> None:
@@ -231,15 +229,13 @@ class PinsScreen(AppScreen):
             self.loading = True
             self.set_pin(memory_id, True, "Pinned")
 
-    @work(thread=True, exclusive=True, group="pins-write", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="pins-write", exit_on_error=False, name="change the pin"
+    )
     def set_pin(self, memory_id: str, pinned: bool, said: str) -> None:
         from memoryctl.actions import set_pinned
 
-        try:
-            memory = set_pinned(self.vault, memory_id, pinned)
-        except Exception as error:
-            self.post_message(WorkFailed("change the pin", describe(error)))
-            return
+        memory = set_pinned(self.vault, memory_id, pinned)
         self.post_message(self.Done(said if not pinned else f"Pinned “{memory.title}”"))
 
     @on(Done)

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static, TextArea
 
-from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, opened_index
 from memoryctl.tui.widgets.export_dialog import ExportChoice, ExportScreen
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.token_meter import TokenMeter
@@ -163,13 +163,11 @@ class PreviewScreen(AppScreen):
     def reload(self) -> None:
         self.build(self.profile, self.message)
 
-    @work(thread=True, exclusive=True, group="preview", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="preview", exit_on_error=False, name="build the bundle"
+    )
     def build(self, profile: str, message: str | None) -> None:
-        try:
-            bundle = build(self.vault, profile, message)
-        except Exception as error:
-            self.post_message(WorkFailed("build the bundle", describe(error)))
-            return
+        bundle = build(self.vault, profile, message)
         self.post_message(self.Built(bundle, message, profile))
 
     @on(Built)
@@ -217,7 +215,7 @@ class PreviewScreen(AppScreen):
         if choice is not None and self.bundle is not None:
             self.export(self.bundle, choice, Path.cwd())
 
-    @work(thread=True, exclusive=True, group="preview-export", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="preview-export", exit_on_error=False, name="export")
     def export(self, bundle: Bundle, choice: ExportChoice, cwd: Path) -> None:
         from memoryctl.export import ExportError, Written, export
 
@@ -225,9 +223,6 @@ class PreviewScreen(AppScreen):
             result = export(bundle, choice.fmt, choice.out, cwd)
         except ExportError as error:
             self.post_message(WorkFailed("export", str(error)))
-            return
-        except Exception as error:
-            self.post_message(WorkFailed("export", describe(error)))
             return
         assert isinstance(result, Written)
         verb = "Wrote" if result.changed else "Unchanged:"

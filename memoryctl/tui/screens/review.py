@@ -255,13 +255,15 @@ class ReviewScreen(AppScreen):
     def reload(self) -> None:
         self.read()
 
-    @work(thread=True, exclusive=True, group="review", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="review",
+        exit_on_error=False,
+        name="read the review queue",
+    )
     def read(self) -> None:
-        try:
-            state = read_review(self.vault)
-        except Exception as error:
-            self.post_message(WorkFailed("read the review queue", describe(error)))
-            return
+        state = read_review(self.vault)
         self.post_message(self.Read(state))
 
     @on(Read)
@@ -450,13 +452,15 @@ class ReviewScreen(AppScreen):
         self.loading = True
         self.check()
 
-    @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="review-write",
+        exit_on_error=False,
+        name="check the vault",
+    )
     def check(self) -> None:
-        try:
-            said = run_every_check(self.vault, self.clock())
-        except Exception as error:
-            self.post_message(WorkFailed("check the vault", describe(error)))
-            return
+        said = run_every_check(self.vault, self.clock())
         self.post_message(self.Decided(said, None))
 
     def action_approve_group(self) -> None:
@@ -483,16 +487,18 @@ class ReviewScreen(AppScreen):
             ConfirmScreen("Approve the group", group_question(origin, group, held)), answer
         )
 
-    @work(thread=True, exclusive=True, group="review-write", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="review-write",
+        exit_on_error=False,
+        name="approve the group",
+    )
     def approve_group(self, origin: str) -> None:
         from memoryctl.actions import utcnow
         from memoryctl.review import approve_all
 
-        try:
-            done, skipped = approve_all(self.vault, now=utcnow(), origin=origin)
-        except Exception as error:
-            self.post_message(WorkFailed("approve the group", describe(error)))
-            return
+        done, skipped = approve_all(self.vault, now=utcnow(), origin=origin)
         said = f"Approved {len(done)} from {origin}"
         if skipped:
             said += f"; skipped {len(skipped)}: " + "; ".join(

@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input
 from textual.worker import get_current_worker
@@ -26,7 +25,7 @@ from textual.worker import get_current_worker
 from memoryctl.corrections import now_lines
 from memoryctl.memory import Memory
 from memoryctl.tui.list_filter import ListFilter, narrowed
-from memoryctl.tui.screens.base import opened_index, stored_index
+from memoryctl.tui.screens.base import AppScreen, describe, opened_index, stored_index
 from memoryctl.tui.widgets import MemoryList, MemoryView, Row, RowPages
 from memoryctl.tui.widgets.facet_bar import FacetBar
 from memoryctl.tui.widgets.footer import KeysFooter
@@ -40,20 +39,10 @@ if TYPE_CHECKING:
 # A keystroke after a pause filters at once; keys closer together than this (a paste,
 # a fast typist) wait until they stop, so no query runs for a list nobody would see.
 FILTER_DEBOUNCE = 0.03
-# A text at least this share of the memories match shows its newest page first (see
-# `VaultScreen._dense_text_pages`).
-DENSE_SHARE = 0.6
-DENSE_LETTERS = 2  # the index's longest prefix (`prefix='1 2'`)
 START_MESSAGE = (
     "Welcome! This vault has no memories yet.\n\n"
     'Press n to write the first one, or add one with `memoryctl add "…"`.'
 )
-
-
-def describe(error: BaseException) -> str:
-    from memoryctl.errors import describe as describe_error
-
-    return describe_error(error)[0]
 
 
 def count_label(count: int, total: int, wanted: ListFilter) -> str:
@@ -84,7 +73,7 @@ class FilterInput(Input):
     ]
 
 
-class VaultScreen(Screen[None]):
+class VaultScreen(AppScreen):
     AUTO_FOCUS = "MemoryList"
     HORIZONTAL_BREAKPOINTS = [  # noqa: RUF012 (Textual declares it without ClassVar)
         (0, "-narrow"),
@@ -195,16 +184,10 @@ class VaultScreen(Screen[None]):
         namespaces: list[str]
         tags: list[str]
 
-    @dataclass
-    class WorkFailed(Message):
-        what: str
-        error: str
-
     # --- set-up ------------------------------------------------------------------------
 
     def __init__(self, vault: Vault, *, watch: bool = True) -> None:
-        super().__init__()
-        self.vault = vault
+        super().__init__(vault)
         self.watching = watch
         self.index: Index | None = None
         self.opened: Memory | None = None  # what the view shows
@@ -244,113 +227,94 @@ class VaultScreen(Screen[None]):
 
     # --- workers: they read, and post what they read ----------------------------------------
 
-    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False, name="open the index")
     def open_index(self) -> None:
-        try:
-            # Syncing reads every file's size and time (about a second at 100,000
-            # memories), so the list is painted from the index as it was, and synced after.
-            stored = stored_index(self.vault)
-            if stored is not None and self.vault.last_sync is None:
-                opened = self.IndexOpened(stored, None, [], synced=False)
-            else:
-                index = opened_index(self.vault)
-                notices = list(self.vault.notices)
-                opened = self.IndexOpened(index, self.vault.is_git, notices)
-        except Exception as error:
-            self.post_message(self.WorkFailed("open the index", describe(error)))
-            return
-        self.post_message(opened)
-
-    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
-    def sync_index(self) -> None:
-        try:
+        # Syncing reads every file's size and time (about a second at 100,000
+        # memories), so the list is painted from the index as it was, and synced after.
+        stored = stored_index(self.vault)
+        if stored is not None and self.vault.last_sync is None:
+            opened = self.IndexOpened(stored, None, [], synced=False)
+        else:
             index = opened_index(self.vault)
-            report = self.vault.last_sync
-            changed = report is None or report.touched > 0
             notices = list(self.vault.notices)
-            opened = self.IndexOpened(index, self.vault.is_git, notices, True, changed)
-        except Exception as error:
-            self.post_message(self.WorkFailed("sync the index", describe(error)))
-            return
+            opened = self.IndexOpened(index, self.vault.is_git, notices)
         self.post_message(opened)
 
-    @work(thread=True, exclusive=True, group="filter", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False, name="sync the index")
+    def sync_index(self) -> None:
+        index = opened_index(self.vault)
+        report = self.vault.last_sync
+        changed = report is None or report.touched > 0
+        notices = list(self.vault.notices)
+        opened = self.IndexOpened(index, self.vault.is_git, notices, True, changed)
+        self.post_message(opened)
+
+    @work(
+        thread=True, exclusive=True, group="filter", exit_on_error=False, name="filter the memories"
+    )
     def run_filter(
         self, index: Index, wanted: ListFilter, keep_cursor: bool, order: Sequence[int] | None
     ) -> None:
         # A newer keystroke cancels this worker, but its thread runs on: each step checks,
         # so a filter the person typed past stops holding the index and the GIL.
         worker = get_current_worker()
-        try:
-            total = index.count()
-            if order is None:
-                order = index.rowids_in_order(wanted.facet_filters())
-            pages = self._dense_text_pages(index, wanted, total)
-            if pages is None:
-                matches = index.text_matches(wanted.text) if wanted.text else None
-                if worker.is_cancelled:
-                    return
-                pages = RowPages(index, wanted, narrowed(order, matches))
-            first_page = pages.fetch(0) if pages.count and not worker.is_cancelled else []
-        except Exception as error:
-            self.post_message(self.WorkFailed("filter the memories", describe(error)))
-            return
+        total = index.count()
+        if order is None:
+            order = index.rowids_in_order(wanted.facet_filters())
+        pages = self._dense_text_pages(index, wanted, total)
+        if pages is None:
+            matches = index.text_matches(wanted.text) if wanted.text else None
+            if worker.is_cancelled:
+                return
+            pages = RowPages(index, wanted, narrowed(order, matches))
+        first_page = pages.fetch(0) if pages.count and not worker.is_cancelled else []
         if not worker.is_cancelled:
             self.post_message(self.Filtered(pages, first_page, total, keep_cursor, order))
 
     @staticmethod
     def _dense_text_pages(index: Index, wanted: ListFilter, total: int) -> RowPages | None:
         """For a text most memories match (one or two letters), the newest page of them
-        and their count, read without handing every match to Python; the rest are ordered
-        after the page is painted (`complete_filter`). None for any other filter."""
-        # Only one or two letters: the full-text index keeps prefixes that short, so each
-        # lookup is a seek. A longer prefix merges every word it starts, once per memory.
-        if not 0 < len(wanted.text) <= DENSE_LETTERS or wanted.facets():
+        and their count (`Index.dense_page`); the rest are ordered after the page is
+        painted (`complete_filter`). None for any other filter."""
+        found = None if wanted.facets() else index.dense_page(wanted.text, total, PAGE_SIZE)
+        if found is None:
             return None
-        count = index.text_count(wanted.text)
-        if count is None or count < max(DENSE_SHARE * total, PAGE_SIZE):
-            return None
-        return RowPages(
-            index, wanted, index.newest_text_matches(wanted.text, PAGE_SIZE), count=count
-        )
+        rowids, count = found
+        return RowPages(index, wanted, rowids, count=count)
 
-    @work(thread=True, exclusive=True, group="filter", exit_on_error=False)
+    @work(
+        thread=True, exclusive=True, group="filter", exit_on_error=False, name="filter the memories"
+    )
     def complete_filter(self, index: Index, pages: RowPages, order: Sequence[int]) -> None:
         worker = get_current_worker()
         matches: set[int] = set()
-        try:
-            for some in index.text_matches_in_steps(pages.text):
-                if worker.is_cancelled:
-                    return  # the person typed on: the index is free for the new filter
-                matches |= some
-            rowids = narrowed(order, matches)
-        except Exception as error:
-            self.post_message(self.WorkFailed("filter the memories", describe(error)))
-            return
+        for some in index.text_matches_in_steps(pages.text):
+            if worker.is_cancelled:
+                return  # the person typed on: the index is free for the new filter
+            matches |= some
+        rowids = narrowed(order, matches)
         if not worker.is_cancelled:
             self.post_message(self.Completed(pages, rowids))
 
-    @work(thread=True, exclusive=True, group="memory", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="memory", exit_on_error=False, name="read the memory")
     def load_memory(self, index: Index, memory: Memory, full: bool = False) -> None:
-        try:
-            current = index.by_path(memory.path)
-            if current is None and memory.has_id:
-                current = index.get(memory.id)
-            now = now_lines(index, [current])[current.id] if current else []
-            raw = self._raw_text(current) if current and current.broken else None
-        except Exception as error:
-            self.post_message(self.WorkFailed("read the memory", describe(error)))
-            return
+        current = index.by_path(memory.path)
+        if current is None and memory.has_id:
+            current = index.get(memory.id)
+        now = now_lines(index, [current])[current.id] if current else []
+        raw = self._raw_text(current) if current and current.broken else None
         if not get_current_worker().is_cancelled:
             self.post_message(self.MemoryLoaded(memory.path, current, now, raw, full))
 
-    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="facets",
+        exit_on_error=False,
+        name="read the namespaces and tags",
+    )
     def load_facet_choices(self, index: Index) -> None:
-        try:
-            namespaces, tags = index.namespaces_and_tags()
-        except Exception as error:
-            self.post_message(self.WorkFailed("read the namespaces and tags", describe(error)))
-            return
+        namespaces, tags = index.namespaces_and_tags()
         self.post_message(self.FacetChoices(namespaces, tags))
 
     def _raw_text(self, memory: Memory) -> str:
@@ -359,15 +323,12 @@ class VaultScreen(Screen[None]):
         except OSError as error:
             return f"(the file cannot be read: {describe(error)})"
 
-    @work(thread=True, group="watch", exit_on_error=False)
+    @work(thread=True, group="watch", exit_on_error=False, name="watch the vault's files")
     def watch_files(self) -> None:
         from memoryctl.storage.watch import watch_vault
 
-        try:
-            for _report, paths in watch_vault(self.vault, stop=self._stop_watching):
-                self.post_message(self.VaultChanged(paths))
-        except Exception as error:
-            self.post_message(self.WorkFailed("watch the vault's files", describe(error)))
+        for _report, paths in watch_vault(self.vault, stop=self._stop_watching):
+            self.post_message(self.VaultChanged(paths))
 
     # --- handlers: they own the widgets ------------------------------------------------------
 
@@ -493,16 +454,15 @@ class VaultScreen(Screen[None]):
         if message.bar.has_class("-shown"):
             self._hide_facets(message.bar)
 
-    @on(WorkFailed)
-    def work_failed(self, message: WorkFailed) -> None:
+    def failed(self, what: str, why: str) -> None:
         if self._sync_after_paint:
             self._sync_after_paint = False
             self.sync_index()
         self.memory_list.loading = False
         self.memory_list.border_subtitle = None
-        self.notify(f"Could not {message.what}: {message.error}", severity="error", timeout=10)
+        super().failed(what, why)
         if self.index is None:
-            self.memory_view.show_message(f"Could not {message.what}: {message.error}")
+            self.memory_view.show_message(f"Could not {what}: {why}")
 
     # --- filtering -------------------------------------------------------------------------
 
