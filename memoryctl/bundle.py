@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from memoryctl.contested import ASKS, Contest, contested
 from memoryctl.corrections import now_lines
-from memoryctl.memory import Memory, parse_moment
+from memoryctl.memory import TEMPLATE_KIND, Memory, parse_moment
 from memoryctl.proposals import Proposal
 from memoryctl.rules import Predicate
 from memoryctl.storage.config import Profile, VaultConfig
@@ -150,6 +150,8 @@ def lineage_reason(memory: Memory, profile: Profile, ancestors: Mapping[str, Mem
 def status_reason(memory: Memory) -> str | None:
     if memory.broken:
         return f"unreadable: {memory.broken}"
+    if memory.kind == TEMPLATE_KIND:
+        return "a template, not a memory"
     if memory.status == "retired":
         return "retired"
     if memory.status == "needs_review":

@@ -72,6 +72,10 @@ class Change:
             self.vault.changed_note(loaded, changes, body),
         )
 
+    def add_file(self, relpath: str, data: bytes) -> None:
+        """A new file of the vault (a memory an import makes) in this change's commit."""
+        self._files[relpath] = (data, None)
+
     def _sha(self, memory: Memory) -> str | None:
         if memory.path in self._notes:
             return notefile.sha256(self._notes[memory.path][1].to_bytes())

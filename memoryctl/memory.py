@@ -10,16 +10,31 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memoryctl import lifecycle
+
 KINDS = ("fact", "preference", "constraint", "plan", "event", "procedure", "summary", "correction")
-STATUSES = ("active", "needs_review", "retired")
-SOURCE_KINDS = ("user", "tool", "document", "inference")
+STATUSES = lifecycle.STATES
+SOURCE_KINDS = ("user", "tool", "document", "inference", "import")
 # From most public to most private; a profile sees its level and every level before it.
 VISIBILITIES = ("public", "shared", "private", "secret")
 DEFAULT_VISIBILITY = "private"
 DEFAULT_NAMESPACE = "default"
+
+# Claude Code's memory files say what they hold in `type`; a `kind` of memoryctl's own
+# wins. `feedback` is how the person wants the agent to work, which memoryctl calls a
+# preference; `user`, `project` and `reference` are facts about the person, the work
+# and where to look.
+_KIND_OF_TYPE = {"user": "fact", "feedback": "preference", "project": "fact", "reference": "fact"}
+
+
+def kind_of_claude_type(value: Any) -> str | None:
+    """The kind a Claude Code memory's `type` means, or None for another value."""
+    return _KIND_OF_TYPE.get(value) if isinstance(value, str) else None
+
 
 _ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -55,6 +70,8 @@ class Memory:
     path: str
     title: str
     body: str = ""
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
     kind: str = "fact"
     status: str = "active"
     pinned: bool = False
@@ -96,15 +113,17 @@ class Memory:
 
     @property
     def text(self) -> str:
-        """The memory as one line of context: the body, or the title when there is none."""
+        """The memory as one line of context: the body, or else its description or title."""
         body = " ".join(self.body.split())
-        return body or self.title
+        return body or self.description or self.title
 
     def as_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "path": self.path,
             "title": self.title,
+            "aliases": list(self.aliases),
+            "description": self.description,
             "kind": self.kind,
             "status": self.status,
             "pinned": self.pinned,
@@ -178,6 +197,34 @@ def moment(text: str) -> dt.datetime:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+# Dendron (and other JavaScript tools) write `created: 1636543453185`, milliseconds since
+# 1970. Thirteen digits cover 1973 to 5138; a shorter number is no date.
+_EPOCH_MS = (10**11, 10**14)
+
+
+def is_epoch_ms(value: Any) -> bool:
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and _EPOCH_MS[0] <= value < _EPOCH_MS[1]
+    )
+
+
+def epoch_ms(moment: dt.datetime) -> int:
+    return int(moment.timestamp()) * 1000
+
+
+def dates_in_file_style(data: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`changes` with each new moment written the way the file already writes that key:
+    a key the file holds as epoch milliseconds gets epoch milliseconds back."""
+    return {
+        key: epoch_ms(value)
+        if isinstance(value, dt.datetime) and is_epoch_ms(data.get(key))
+        else value
+        for key, value in changes.items()
+    }
+
+
 def parse_moment(value: Any) -> str:
     """A frontmatter date or datetime as memoryctl's ISO text; ValueError if it is neither.
 
@@ -188,6 +235,8 @@ def parse_moment(value: Any) -> str:
         return iso(value)
     if isinstance(value, dt.date):
         return iso(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC))
+    if is_epoch_ms(value):
+        return iso(dt.datetime.fromtimestamp(value / 1000, tz=dt.UTC))
     if isinstance(value, str):
         text = value.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
@@ -202,15 +251,46 @@ def parse_moment(value: Any) -> str:
 # --- reading frontmatter ---------------------------------------------------------------
 
 
+def scalar_text(value: Any) -> str | None:
+    """A YAML scalar as the text its owner typed: `true`, `2024-01-05`, `3`.
+
+    None for what is not a scalar (a list or a mapping)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, str | int | float):
+        return str(value)
+    return None
+
+
 def _string_list(value: Any, key: str, problems: list[str]) -> tuple[str, ...]:
+    """A list as its owner means it: blank items are dropped and a date, a number or a
+    boolean is its text. Only an item that is itself a list or a mapping is skipped and
+    reported, and so is a value that is neither a list nor text (`deprecates: true`)."""
     if value is None:
         return ()
     if isinstance(value, str):
         return (value,)
-    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-        return tuple(str(v) for v in value if str(v).strip())
-    problems.append(f"{key}: must be a list of strings")
-    return ()
+    if not isinstance(value, list):
+        problems.append(f"{key}: must be a list of strings")
+        return ()
+    texts = []
+    unreadable = 0
+    for item in value:
+        if item is None:
+            continue  # `- ` with nothing after it: a blank item
+        text = scalar_text(item)
+        if text is None:
+            unreadable += 1
+        elif text.strip():
+            texts.append(text)
+    if unreadable:
+        what = "1 item is" if unreadable == 1 else f"{unreadable} items are"
+        problems.append(f"{key}: must be a list of strings; {what} a list or a mapping, skipped")
+    return tuple(texts)
 
 
 def _text(value: Any) -> str | None:
@@ -243,31 +323,35 @@ def _anchors(value: Any, problems: list[str]) -> tuple[Anchor, ...]:
     return tuple(anchors)
 
 
-def first_heading(body: str) -> str | None:
-    """The text of the first Markdown heading, as CommonMark reads it.
+_ATX_H1 = re.compile(r" {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
 
-    A `#` line inside a code block is not a heading, and an underlined (setext) heading
-    is; a Markdown parser gets both right where a line-by-line pattern cannot.
+
+def leading_h1(body: str) -> str | None:
+    """The text of a level-one heading on the body's first line (after blank lines).
+
+    Only a heading that opens the note names it: Obsidian titles a note by its file name,
+    and a note that starts with `## Books` is not called "Books".
     """
-    if "#" not in body and "\n=" not in body and "\n-" not in body:
-        return None  # nothing could be a heading: skip the parser
-    from markdown_it import MarkdownIt
+    first = body.lstrip("\r\n").split("\n", 1)[0].rstrip("\r")
+    match = _ATX_H1.fullmatch(first)
+    return (match.group(1).strip() or None) if match else None
 
-    tokens = MarkdownIt("commonmark").parse(body)
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and index + 1 < len(tokens):
-            text = tokens[index + 1].content.strip()
-            if text:
-                return text
-    return None
+
+def file_title(relpath: str) -> str:
+    name = relpath.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def title_from(relpath: str, body: str) -> str:
-    heading = first_heading(body)
-    if heading:
-        return heading
-    name = relpath.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
+    """A note's title when its frontmatter names none: a first-line `# H1`, else the
+    file's name, as Obsidian shows it."""
+    return leading_h1(body) or file_title(relpath)
+
+
+def _named(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    text = scalar_text(value) if value is not None else None
+    return text.strip() if text and text.strip() else None
 
 
 def memory_from_note(
@@ -292,12 +376,9 @@ def memory_from_note(
         problems.append("id: must be a non-empty string")
     memory_id = str(raw_id).strip() if has_id else path_id(relpath)
 
-    status = str(data.get("status") or "active")
-    if status not in STATUSES:
-        # Fail safe: a status memoryctl cannot read keeps the memory out of context
-        # until a person looks at it, rather than putting a retired memory back.
-        problems.append(f"status: {status!r} is not one of {', '.join(STATUSES)}; held for review")
-        status = "needs_review"
+    status, status_problem = lifecycle.state_of(data)
+    if status_problem:
+        problems.append(status_problem)
 
     pinned_value = data.get("pinned", False)
     pin_order = data.get("pin_order")
@@ -334,9 +415,8 @@ def memory_from_note(
         problems.append(f"visibility: {visibility!r} is not one of {', '.join(VISIBILITIES)}")
         visibility = VISIBILITIES[-1]
 
-    title = data.get("title")
-    title = str(title).strip() if title is not None and str(title).strip() else None
-    kind = str(data.get("kind") or "fact")
+    title = _named(data, "title") or _named(data, "name")
+    kind = str(data.get("kind") or kind_of_claude_type(data.get("type")) or "fact")
     deprecates = _string_list(data.get("deprecates"), "deprecates", problems)
     if deprecates and "kind" not in data:
         kind = "correction"
@@ -346,6 +426,8 @@ def memory_from_note(
         id=memory_id,
         path=relpath,
         title=title or title_from(relpath, body),
+        aliases=_string_list(data.get("aliases"), "aliases", problems),
+        description=_named(data, "description"),
         body=body,
         kind=kind,
         status=status,
@@ -405,4 +487,22 @@ def broken_memory(relpath: str, reason: str, fallback_created: str) -> Memory:
         created=fallback_created,
         has_id=False,
         broken=reason,
+    )
+
+
+TEMPLATE_KIND = "template"
+
+
+def template_memory(relpath: str, body: str, fallback_created: str) -> Memory:
+    """A template file (its frontmatter holds placeholders such as `{{date}}`): listed
+    and searched as a template, never read as keys, never put in an agent's context."""
+    body = body.lstrip("\r\n")
+    return Memory(
+        id=path_id(relpath),
+        path=relpath,
+        title=title_from(relpath, body),
+        body=body,
+        kind=TEMPLATE_KIND,
+        created=fallback_created,
+        has_id=False,
     )

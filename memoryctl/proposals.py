@@ -29,7 +29,7 @@ from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.vault import Vault, VaultError, read_file
 
 STATES = ("pending", "approved", "declined", "withdrawn")
-ORIGINS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user")
+ORIGINS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user", "import")
 
 
 CACHE_NAME = "proposals.json"

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from memoryctl import lifecycle
 from memoryctl.memory import DecisionRecord, Memory, iso, moment
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.vault import Loaded, Vault, VaultError
@@ -449,7 +450,7 @@ def replaced(
         "checked": moment(iso(now)),
         "replaced": [*replaced_entries(data), entry],
     }
-    if data.get("status") == "needs_review":
+    if lifecycle.state_of(data)[0] == "needs_review":
         changes.update(released())
     if title:
         changes["title"] = title

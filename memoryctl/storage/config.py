@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -42,7 +43,7 @@ class ConfigError(Exception):
     pass
 
 
-FORMATS = ("markdown", "json", "agents-md", "claude-md", "cursor-rules")
+FORMATS = ("markdown", "json", "agents-md", "claude-md", "cursor-rules", "gemini-md")
 VISIBILITY_LEVELS = ("public", "shared", "private", "secret")
 
 
@@ -102,6 +103,9 @@ def _profile(path: Path, name: str, table: object) -> Profile:
 @dataclass(frozen=True)
 class VaultConfig:
     ignore: tuple[str, ...] = DEFAULT_IGNORE
+    # Folders of templates (`[vault] templates`, and the one Obsidian's settings name):
+    # their files are not memories.
+    templates: tuple[str, ...] = ()
     autocommit: bool = True
     correction_guard: int = 2000
     correction_guard_share: float = 0.1
@@ -121,7 +125,8 @@ class VaultConfig:
 
     @cached_property
     def _ignored_folders(self) -> tuple[str, ...]:
-        return (f"{PROPOSALS_DIR}/", *(p for p in self.ignore if p.endswith("/")))
+        folders = (p for p in self.ignore if p.endswith("/"))
+        return (f"{PROPOSALS_DIR}/", *folders, *self.templates)
 
     @cached_property
     def _ignored_files(self) -> frozenset[str]:
@@ -138,10 +143,42 @@ def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
     return value
 
 
+def _folder(text: str) -> str | None:
+    folder = text.strip().strip("/")
+    return f"{folder}/" if folder and folder != "." else None
+
+
+# Where Obsidian keeps the templates folder it is told to use: the core Templates
+# plugin, and the Templater plugin.
+OBSIDIAN_TEMPLATE_SETTINGS = (
+    (".obsidian/templates.json", "folder"),
+    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+)
+
+
+def obsidian_templates(root: Path) -> tuple[str, ...]:
+    """The templates folders named in the vault's Obsidian settings, if any.
+
+    A settings file that cannot be read names no folder: Obsidian's own files are not
+    memoryctl's to complain about.
+    """
+    found = []
+    for relpath, key in OBSIDIAN_TEMPLATE_SETTINGS:
+        try:
+            settings = json.loads((root / relpath).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        value = settings.get(key) if isinstance(settings, dict) else None
+        folder = _folder(value) if isinstance(value, str) else None
+        if folder:
+            found.append(folder)
+    return tuple(dict.fromkeys(found))
+
+
 def load_config(root: Path) -> VaultConfig:
     path = root / CONFIG_NAME
     if not path.exists():
-        return VaultConfig()
+        return VaultConfig(templates=obsidian_templates(root))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
@@ -153,6 +190,10 @@ def load_config(root: Path) -> VaultConfig:
     ignore = vault.get("ignore", list(DEFAULT_IGNORE))
     if not isinstance(ignore, list) or not all(isinstance(p, str) for p in ignore):
         raise ConfigError(f"{path}: [vault] ignore must be a list of paths")
+    templates = vault.get("templates", [])
+    if not isinstance(templates, list) or not all(isinstance(p, str) for p in templates):
+        raise ConfigError(f"{path}: [vault] templates must be a list of folders")
+    folders = [f for f in map(_folder, templates) if f]
     bundle = _section(data, "bundle")
     age = bundle.get("anchor_age_days", 2)
     if not isinstance(age, int) or isinstance(age, bool) or age < 0:
@@ -176,6 +217,7 @@ def load_config(root: Path) -> VaultConfig:
         raise ConfigError(f"{path}: [corrections] guard_floor must be a whole number")
     return VaultConfig(
         ignore=tuple(ignore),
+        templates=tuple(dict.fromkeys([*folders, *obsidian_templates(root)])),
         autocommit=autocommit,
         correction_guard=guard,
         correction_guard_share=float(share),

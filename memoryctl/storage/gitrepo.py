@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,3 +127,51 @@ def history(root: Path, relpath: str) -> list[Commit]:
 def show_file(root: Path, commit: str, relpath: str) -> str | None:
     result = _git(root, "show", f"{commit}:{relpath}", check=False)
     return result.stdout if result.returncode == 0 else None
+
+
+@dataclass(frozen=True)
+class LineChange:
+    """One commit's change to one file, kept to the lines that match a pattern."""
+
+    sha: str
+    message: str
+    path: str
+    removed: tuple[str, ...]
+    added: tuple[str, ...]
+
+
+def line_changes(root: Path, pattern: str) -> list[LineChange]:
+    """Every commit's removed and added lines matching `pattern` (a regex), newest first."""
+    result = _git(
+        root,
+        "log",
+        "-p",
+        "--no-color",
+        "--no-renames",
+        "--format=%x1e%H%x1f%B%x1d",
+        f"-G{pattern}",
+        check=False,
+    )
+    if result.returncode != 0:
+        return []
+    matcher = re.compile(pattern)
+    changes: list[LineChange] = []
+    for chunk in result.stdout.split("\x1e")[1:]:
+        header, _, diff = chunk.partition("\x1d")
+        sha, _, message = header.partition("\x1f")
+        for part in ("\n" + diff).split("\ndiff --git ")[1:]:
+            path = ""
+            removed: list[str] = []
+            added: list[str] = []
+            for line in part.splitlines():
+                if line.startswith("+++ b/"):
+                    path = line[6:]
+                elif line.startswith(("+++", "---")):
+                    continue
+                elif line.startswith("-") and matcher.search(line[1:]):
+                    removed.append(line[1:])
+                elif line.startswith("+") and matcher.search(line[1:]):
+                    added.append(line[1:])
+            if path and (removed or added):
+                changes.append(LineChange(sha, message.strip(), path, tuple(removed), tuple(added)))
+    return changes

@@ -26,6 +26,15 @@ _TOP_KEY = re.compile(
 )
 
 
+# A frontmatter value that is a template's placeholder: `{{date}}` (Obsidian, Hugo,
+# Jinja), `<% tp.date.now() %>` (Templater), quoted or not, alone on its line.
+_PLACEHOLDER_LINE = re.compile(
+    r"""^[ \t]*(?:-[ \t]+|[^\s:#][^:\n]*:[ \t]+)"""
+    r"""["']?(?:\{\{[^\n]*\}\}|<%[^\n]*%>)["']?[ \t]*\r?$""",
+    re.MULTILINE,
+)
+
+
 class NoteError(Exception):
     """A file cannot be read as a memory; the message says why."""
 
@@ -97,6 +106,26 @@ class NoteFile:
             # Keep the file's layout: the blank lines between the frontmatter and the text.
             layout = self.body[: len(self.body) - len(self.body.lstrip("\r\n"))]
             new_body = layout + _with_newlines(body.lstrip("\r\n"), nl)
+        return self._rebuilt(segments, new_body)
+
+    def with_key_text(self, key: str, text: str) -> NoteFile:
+        """A copy in which one key's lines are exactly `text` (as an older version of the
+        file wrote them), where the key stands or else at the end. Nothing else changes."""
+        text = text[: len(text) - len(_trailing_blank_lines(text))]
+        text = _with_newlines(text if text.endswith("\n") else text + "\n", self.newline)
+        segments = list(self.segments)
+        found = [i for i, (k, _) in enumerate(segments) if k == key]
+        if found:
+            index = found[0]
+            segments[index] = (key, text + _trailing_blank_lines(segments[index][1]))
+        else:
+            if segments and not segments[-1][1].endswith(("\n", "\r")):
+                segments[-1] = (segments[-1][0], segments[-1][1] + self.newline)
+            segments.append((key, text))
+        return self._rebuilt(segments, self.body)
+
+    def _rebuilt(self, segments: list[tuple[str | None, str]], body: str) -> NoteFile:
+        nl = self.newline
         note = NoteFile(
             bom=self.bom,
             newline=nl,
@@ -104,7 +133,7 @@ class NoteFile:
             open_fence=self.open_fence or "---" + nl,
             frontmatter="".join(text for _, text in segments),
             close_fence=self.close_fence or "---" + nl,
-            body=new_body,
+            body=body,
         )
         # Read the result back: a write must never produce a file we cannot read.
         reread = parse_text(note.to_text())
@@ -197,6 +226,28 @@ def parse_text(text: str) -> NoteFile:
         body="".join(lines[end + 1 :]),
         data={str(k): v for k, v in data.items()},
     )
+
+
+def template_split(text: str) -> tuple[str, str] | None:
+    """(the placeholder line, the body) when the frontmatter is a template's, else None.
+
+    A template is not a memory: its keys are placeholders that a plugin fills in when it
+    makes a note, so they are never read as keys (most are not even valid YAML).
+    """
+    if "{{" not in text and "<%" not in text:
+        return None
+    lines = text.removeprefix(BOM).splitlines(keepends=True)
+    if not lines or not _FENCE.fullmatch(lines[0].rstrip("\r\n")):
+        return None
+    for end in range(1, len(lines)):
+        if _CLOSE.fullmatch(lines[end].rstrip("\r\n")):
+            break
+    else:
+        return None
+    match = _PLACEHOLDER_LINE.search("".join(lines[1:end]))
+    if match is None:
+        return None
+    return match.group(0).strip(), "".join(lines[end + 1 :])
 
 
 def parse_bytes(raw: bytes) -> NoteFile:

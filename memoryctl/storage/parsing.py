@@ -24,6 +24,7 @@ from memoryctl.memory import (
     broken_memory,
     iso,
     memory_from_note,
+    template_memory,
 )
 from memoryctl.storage import notefile
 
@@ -52,6 +53,8 @@ def memory_doc(memory: Memory) -> str:
         "id": memory.id,
         "path": memory.path,
         "title": memory.title,
+        "aliases": memory.aliases,
+        "description": memory.description,
         "kind": memory.kind,
         "status": memory.status,
         "pinned": memory.pinned,
@@ -89,7 +92,7 @@ def _record_doc(record: DecisionRecord | None) -> list[str | None] | None:
     return None if record is None else [record.at, record.reason, record.proposal]
 
 
-_TUPLES = ("tags", "deprecates", "detached", "derived_from", "retires", "problems")
+_TUPLES = ("aliases", "tags", "deprecates", "detached", "derived_from", "retires", "problems")
 
 
 def memory_from_doc(doc: str, body: str) -> Memory:
@@ -120,8 +123,24 @@ def read_memory(root: Path, relpath: str, size: int, mtime_ns: int) -> tuple[Mem
     try:
         note = notefile.parse_bytes(raw)
     except notefile.NoteError as error:
+        template = _template(raw)
+        if template is not None:
+            return template_memory(relpath, template, fallback), sha
         return broken_memory(relpath, str(error), fallback), sha
+    if b"{{" in raw or b"<%" in raw:
+        template = _template(raw)
+        if template is not None:
+            return template_memory(relpath, template, fallback), sha
     return memory_from_note(relpath, note.data, note.body, fallback), sha
+
+
+def _template(raw: bytes) -> str | None:
+    """The body of a template file, or None when the file is no template."""
+    try:
+        found = notefile.template_split(notefile.decode(raw))
+    except notefile.NoteError:
+        return None
+    return found[1] if found else None
 
 
 def parse_file(root: Path, relpath: str, size: int, mtime_ns: int) -> ParsedFile:

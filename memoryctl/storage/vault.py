@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
-from memoryctl.memory import Memory, moment
+from memoryctl.lifecycle import lifecycle_writes
+from memoryctl.memory import Memory, dates_in_file_style, moment
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.atomic import ChangedOnDisk, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
@@ -143,7 +144,14 @@ class Vault:
         """Read a memory's file as it is now, ready to change."""
         raw = read_file(self.root, memory.path)
         try:
-            note = notefile.parse_bytes(raw)
+            text = notefile.decode(raw)
+            template = notefile.template_split(text)
+            if template is not None:
+                raise VaultError(
+                    f"cannot change {memory.path}: it is a template (its frontmatter holds "
+                    f"the placeholder {template[0]!r}), not a memory"
+                )
+            note = notefile.parse_text(text)
         except notefile.NoteError as error:
             raise VaultError(f"cannot change {memory.path}: {error}; fix the file first") from None
         from memoryctl.memory import memory_from_note
@@ -182,7 +190,13 @@ class Vault:
     def changed_note(
         self, loaded: Loaded, changes: dict[str, Any], body: str | None = None
     ) -> notefile.NoteFile:
-        """A memory's file with these changes, not yet written."""
+        """A memory's file with these changes, not yet written.
+
+        A state goes where this note keeps its lifecycle (never over the owner's own
+        `status`), and a moment is written in the style the file already uses for it.
+        """
+        data = loaded.note.data
+        changes = dates_in_file_style(data, lifecycle_writes(data, changes))
         if not loaded.memory.has_id and "id" not in changes:
             # The first write gives a file its id: the one it has been known by.
             changes = {"id": loaded.memory.id, **changes}

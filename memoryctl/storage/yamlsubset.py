@@ -181,7 +181,10 @@ def _block_list(lines: list[str]) -> list[Any]:
     result: list[Any] = []
     for first, *more in items:
         if not first.strip(_SPACE):
-            raise Unsupported(first)
+            if more:
+                raise Unsupported(first)  # "-" then a mapping on the lines below
+            result.append(None)  # a blank item, as an editor leaves it: YAML reads null
+            continue
         if not more and not re.match(r"[A-Za-z_][A-Za-z0-9_-]*:( |$)", first):
             result.append(_value(first))
             continue
