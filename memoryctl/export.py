@@ -3,40 +3,87 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from memoryctl.bundle import Bundle
 from memoryctl.bundle_formats import BEGIN, END, marked_block, render
+from memoryctl.load_limits import Load, what_is_loaded
 from memoryctl.storage.atomic import ChangedOnDisk, current_sha, write_atomic
 
 DEFAULT_PATHS = {
     "agents-md": "AGENTS.md",
     "claude-md": "CLAUDE.md",
+    "gemini-md": "GEMINI.md",
     "cursor-rules": ".cursor/rules/memoryctl.mdc",
 }
-_BEGIN_PREFIX = BEGIN.split(" (")[0]
+# The formats that put the marked block into a file the person also writes in.
+MARKED = ("agents-md", "claude-md", "gemini-md")
+BEGIN_PREFIX = BEGIN.split(" (")[0]
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# Claude Code's import of AGENTS.md from CLAUDE.md: `@AGENTS.md` or `@./AGENTS.md`.
+_IMPORTS_AGENTS = re.compile(r"(?:^|\s)@(?:\./)?AGENTS\.md(?=\s|$)")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
 
 
 class ExportError(Exception):
     pass
 
 
+def outside_code(lines: Sequence[str]) -> list[bool]:
+    """For each line: is it outside every fenced code block?
+
+    A marker pair quoted in a fence (a README showing what the block looks like) is the
+    owner's text, not the live block.
+    """
+    outside = []
+    fence: str | None = None
+    for line in lines:
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+                outside.append(False)
+                continue
+            outside.append(True)
+            continue
+        outside.append(False)
+        closes = match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+        if closes and not line[match.end() :].strip():
+            fence = None
+    return outside
+
+
+def newline_of(text: str) -> str:
+    """The line ending most of the file uses: what memoryctl's block and separator use."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
+
+
 def inject(existing: str | None, block: str) -> str:
     """Put the marked block into a document: in place of the old one, or at the end.
 
-    Only the text between (and including) the markers changes. A document whose markers
-    are broken is refused, since guessing could delete the person's own text.
+    Only the text between (and including) the markers changes, and the block takes the
+    file's line endings. Markers inside a fenced code block are the owner's text. A
+    document whose markers are broken is refused, since guessing could delete the
+    person's own text.
     """
     if not existing:
         return block + "\n"
+    newline = newline_of(existing)
+    if newline != "\n":
+        block = block.replace("\n", newline)
     lines = existing.splitlines(keepends=True)
-    begins = [i for i, line in enumerate(lines) if line.lstrip().startswith(_BEGIN_PREFIX)]
-    ends = [i for i, line in enumerate(lines) if line.strip() == END]
+    live = outside_code(lines)
+    begins = [
+        i for i, line in enumerate(lines) if live[i] and line.lstrip().startswith(BEGIN_PREFIX)
+    ]
+    ends = [i for i, line in enumerate(lines) if live[i] and line.strip() == END]
     if not begins and not ends:
-        separator = "" if existing.endswith("\n") else "\n"
-        return existing + separator + "\n" + block + "\n"
+        separator = "" if existing.endswith("\n") else newline
+        return existing + separator + newline + block + newline
     if len(begins) != 1 or len(ends) != 1:
         raise ExportError(
             f"found {len(begins)} opening and {len(ends)} closing memoryctl markers; "
@@ -45,8 +92,23 @@ def inject(existing: str | None, block: str) -> str:
     start, end = begins[0], ends[0]
     if end < start:
         raise ExportError("the closing memoryctl marker comes before the opening one")
-    newline = "\r\n" if lines[end].endswith("\r\n") else "\n" if lines[end].endswith("\n") else ""
-    return "".join(lines[:start]) + block + newline + "".join(lines[end + 1 :])
+    after = "\r\n" if lines[end].endswith("\r\n") else "\n" if lines[end].endswith("\n") else ""
+    return "".join(lines[:start]) + block + after + "".join(lines[end + 1 :])
+
+
+def has_block(text: str) -> bool:
+    lines = text.splitlines(keepends=True)
+    live = outside_code(lines)
+    return any(live[i] and line.lstrip().startswith(BEGIN_PREFIX) for i, line in enumerate(lines))
+
+
+def imports_agents_md(text: str) -> bool:
+    """Does this CLAUDE.md import AGENTS.md? Claude Code ignores imports in code."""
+    lines = text.splitlines()
+    live = outside_code(lines)
+    return any(
+        live[i] and _IMPORTS_AGENTS.search(_CODE_SPAN.sub("", line)) for i, line in enumerate(lines)
+    )
 
 
 def safe_path(out: str, cwd: Path) -> Path:
@@ -73,6 +135,50 @@ def safe_path(out: str, cwd: Path) -> Path:
 class Written:
     path: Path
     changed: bool
+    load: Load | None = None  # what the tool that reads the file loads of it
+    notes: tuple[str, ...] = ()
+
+
+def _read(target: Path) -> str | None:
+    if current_sha(target) is None:
+        return None
+    try:
+        return target.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ExportError(f"{target} is not UTF-8 text; not touched") from None
+
+
+def _redirect(fmt: str, target: Path, cwd: Path) -> tuple[Path, tuple[str, ...]]:
+    """Where the claude-md block goes: into AGENTS.md when CLAUDE.md imports it, so
+    Claude Code reads the bundle once."""
+    if fmt != "claude-md":
+        return target, ()
+    text = _read(target)
+    if text is None or not imports_agents_md(text):
+        return target, ()
+    if has_block(text):
+        raise ExportError(
+            f"{target.name} imports AGENTS.md (@AGENTS.md) and also holds a memoryctl block, "
+            "so Claude Code would read the bundle twice; delete the block from "
+            f"{target.name} and export again; not touched"
+        )
+    agents = safe_path(os.path.relpath(target.parent / "AGENTS.md", cwd), cwd)
+    note = (
+        f"{target.name} imports AGENTS.md (@AGENTS.md), so the bundle goes into "
+        f"{agents.name} once, not into both"
+    )
+    return agents, (note,)
+
+
+def planned(bundle: Bundle, fmt: str, target: Path) -> tuple[str | None, str]:
+    """The file's text now (None when there is none) and the text the export would write."""
+    old_text = _read(target)
+    if fmt not in MARKED:
+        return old_text, render(bundle, fmt)
+    try:
+        return old_text, inject(old_text, marked_block(bundle))
+    except ExportError as error:
+        raise ExportError(f"{target}: {error}; not touched") from None
 
 
 def export(
@@ -91,28 +197,18 @@ def export(
     if out is None and fmt not in DEFAULT_PATHS:
         return render(bundle, fmt)
     target = safe_path(out or DEFAULT_PATHS[fmt], cwd)
+    target, notes = _redirect(fmt, target, cwd)
     reason = refuse(target) if refuse else None
     if reason:
         raise ExportError(reason)
     before = current_sha(target)
-    old_text = None
-    if before is not None:
-        try:
-            old_text = target.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            raise ExportError(f"{target} is not UTF-8 text; not touched") from None
-    if fmt in ("agents-md", "claude-md"):
-        try:
-            text = inject(old_text, marked_block(bundle))
-        except ExportError as error:
-            raise ExportError(f"{out or DEFAULT_PATHS[fmt]}: {error}; not touched") from None
-    else:
-        text = render(bundle, fmt)
+    old_text, text = planned(bundle, fmt, target)
+    load = what_is_loaded(target.name, text, marked_block(bundle) if fmt in MARKED else None)
     if text == old_text:
-        return Written(target, changed=False)
+        return Written(target, changed=False, load=load, notes=notes)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         write_atomic(target, text.encode("utf-8"), before)
     except ChangedOnDisk as error:
         raise ExportError(str(error)) from None
-    return Written(target, changed=True)
+    return Written(target, changed=True, load=load, notes=notes)
