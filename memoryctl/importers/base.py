@@ -1,0 +1,97 @@
+"""What every importer yields: memories found in a source, and what it skipped and why.
+
+An importer only reads. It never writes, moves or touches a file of the source; it
+turns what it finds into `Found` values that the import plan (`memoryctl.importing`)
+compares with the vault.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import yaml
+
+from memoryctl.memory import parse_moment
+
+
+class ImportSourceError(Exception):
+    """The source cannot be read at all (a missing folder, a file that is not JSON)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """One memory in a source. `ref` (FILE#part) is its identity across imports."""
+
+    ref: str
+    body: str
+    title: str | None = None
+    kind: str | None = None
+    tags: tuple[str, ...] = ()
+    pinned: bool = False
+    created: str | None = None  # memoryctl's ISO text
+    updated: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # keys kept as the source had them
+
+
+@dataclass(frozen=True)
+class Skipped:
+    ref: str
+    reason: str
+
+
+Item = Found | Skipped
+
+
+def read_text(path: Path) -> str:
+    """A source file's text; bytes that are not UTF-8 become U+FFFD (nothing is written)."""
+    return path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """Frontmatter and body of a foreign file. A frontmatter that cannot be read is
+    left in the body, so nothing of the source is lost."""
+    try:
+        post = frontmatter.loads(text)
+    except (yaml.YAMLError, ValueError, TypeError):
+        return {}, text
+    metadata = post.metadata if isinstance(post.metadata, dict) else {}
+    return {str(k): v for k, v in metadata.items()}, post.content
+
+
+def moment_or_none(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    try:
+        return parse_moment(value)
+    except ValueError:
+        return None
+
+
+def file_dates(path: Path) -> tuple[str, str]:
+    """(created, updated) of a file from its modification time: the best date a source
+    without dates of its own has."""
+    stamp = dt.datetime.fromtimestamp(path.stat().st_mtime, tz=dt.UTC)
+    text = parse_moment(stamp)
+    return text, text
+
+
+def markdown_files(root: Path, *, skip_dirs: frozenset[str] = frozenset()) -> Iterator[Path]:
+    """Every .md file under root, in path order; hidden folders are never entered."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip_dirs)
+        for name in sorted(files):
+            if name.lower().endswith(".md"):
+                yield Path(folder) / name
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name

@@ -1,0 +1,72 @@
+"""`claude-code`: Claude Code's auto-memory folder.
+
+The folder (`~/.claude/projects/PROJECT/memory/`) holds `MEMORY.md`, an index that
+Claude Code loads at the start of every session, and topic files, one fact each, whose
+frontmatter carries `name` (a short title), `description` (one line) and `type`
+(`user`, `feedback`, `project` or `reference`). Each topic file becomes one memory with
+those keys; an index line that only links to a topic file is skipped, since the topic
+file is imported itself, and the rest of MEMORY.md is read by sections.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from memoryctl.importers.base import (
+    Found,
+    ImportSourceError,
+    Item,
+    Skipped,
+    file_dates,
+    markdown_files,
+    moment_or_none,
+    read_text,
+    relative,
+    split_frontmatter,
+)
+from memoryctl.importers.sections import document_memories
+from memoryctl.memory import kind_of_claude_type
+
+INDEX = "MEMORY.md"
+_LINK_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]]*\]\(([^)\s]+\.md)\)(?:[ \t]*[—–:-].*)?")
+
+
+def read(path: Path) -> Iterator[Item]:
+    folder = path.parent if path.is_file() else path
+    if not folder.is_dir():
+        raise ImportSourceError(f"{path}: no such folder")
+    topics = [p for p in markdown_files(folder) if relative(p, folder) != INDEX]
+    linked = {relative(p, folder) for p in topics}
+    index = folder / INDEX
+    if index.is_file():
+        kept = []
+        for line in read_text(index).split("\n"):
+            match = _LINK_LINE.fullmatch(line)
+            if match and match.group(1).removeprefix("./") in linked:
+                target = match.group(1).removeprefix("./")
+                yield Skipped(f"{INDEX}#{target}", f"an index line for {target}, imported from it")
+                continue
+            kept.append(line)
+        yield from document_memories(INDEX, "\n".join(kept))
+    for topic in topics:
+        name = relative(topic, folder)
+        data, body = split_frontmatter(read_text(topic))
+        if not body.strip() and not data.get("description"):
+            yield Skipped(name, "empty")
+            continue
+        created, updated = file_dates(topic)
+        extra = {}
+        if isinstance(data.get("description"), str) and data["description"].strip():
+            extra["description"] = data["description"].strip()
+        kind = kind_of_claude_type(data.get("type"))
+        yield Found(
+            name,
+            body.strip() or extra.get("description", ""),
+            title=str(data["name"]).strip() if data.get("name") else None,
+            kind=kind,
+            created=moment_or_none(data.get("created")) or created,
+            updated=moment_or_none(data.get("updated")) or updated,
+            extra=extra,
+        )

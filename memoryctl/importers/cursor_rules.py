@@ -1,0 +1,75 @@
+"""`cursor-rules`: Cursor's project rules, `.cursor/rules/*.mdc`.
+
+Each rule file has frontmatter with `description`, `globs` and `alwaysApply`, then the
+rule's text. A rule that always applies is in every chat, which is what a pin is, so
+`alwaysApply: true` becomes a pin. memoryctl's own export (`memoryctl.mdc`) is the
+vault's bundle and is skipped. A legacy `.cursorrules` file at the project's root is
+read by sections.
+
+PATH is the project (holding `.cursor/rules/`) or the rules folder itself.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from memoryctl.bundle_formats import CURSOR_DESCRIPTION
+from memoryctl.export import DEFAULT_PATHS
+from memoryctl.importers.base import (
+    Found,
+    ImportSourceError,
+    Item,
+    Skipped,
+    file_dates,
+    read_text,
+    relative,
+    split_frontmatter,
+)
+from memoryctl.importers.sections import document_memories
+
+OWN_EXPORT = Path(DEFAULT_PATHS["cursor-rules"]).name
+
+
+def _rules_folder(path: Path) -> Path:
+    candidate = path / ".cursor" / "rules"
+    return candidate if candidate.is_dir() else path
+
+
+def read(path: Path) -> Iterator[Item]:
+    if not path.is_dir():
+        raise ImportSourceError(f"{path}: no such folder")
+    folder = _rules_folder(path)
+    legacy = path / ".cursorrules"
+    if legacy.is_file():
+        yield from document_memories(".cursorrules", read_text(legacy))
+    files = []
+    for base, dirs, names in os.walk(folder):
+        dirs.sort()
+        files += [Path(base) / n for n in sorted(names) if n.endswith((".mdc", ".md"))]
+    for file in files:
+        name = relative(file, path)
+        data, body = split_frontmatter(read_text(file))
+        if file.name == OWN_EXPORT or data.get("description") == CURSOR_DESCRIPTION:
+            yield Skipped(name, "memoryctl's own export")
+            continue
+        if not body.strip():
+            yield Skipped(name, "empty")
+            continue
+        created, updated = file_dates(file)
+        description = data.get("description")
+        extra = {}
+        globs = data.get("globs")
+        if globs:
+            extra["globs"] = globs if isinstance(globs, list) else str(globs)
+        yield Found(
+            name,
+            body.strip(),
+            title=str(description).strip() if description else file.stem,
+            kind="constraint",
+            pinned=data.get("alwaysApply") is True,
+            created=created,
+            updated=updated,
+            extra=extra,
+        )

@@ -1,0 +1,51 @@
+"""`letta`: a Letta agent's memory filesystem (MemFS), a git-backed folder of Markdown.
+
+Each file has frontmatter with a `description` and its text. Files under `system/` are
+in the agent's system prompt on every turn, so they become pins; the rest are memories
+an agent recalls when relevant. A skill (`skills/NAME/SKILL.md`) is a procedure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from memoryctl.importers.base import (
+    Found,
+    ImportSourceError,
+    Item,
+    Skipped,
+    file_dates,
+    markdown_files,
+    read_text,
+    relative,
+    split_frontmatter,
+)
+
+SYSTEM = "system/"
+
+
+def read(path: Path) -> Iterator[Item]:
+    if not path.is_dir():
+        raise ImportSourceError(f"{path}: no such folder")
+    for file in markdown_files(path):
+        name = relative(file, path)
+        data, body = split_frontmatter(read_text(file))
+        if not body.strip():
+            yield Skipped(name, "empty")
+            continue
+        created, updated = file_dates(file)
+        extra = {}
+        if isinstance(data.get("description"), str) and data["description"].strip():
+            extra["description"] = data["description"].strip()
+        skill = file.name == "SKILL.md" and name.startswith("skills/")
+        yield Found(
+            name,
+            body.strip(),
+            title=str(data.get("name") or name.removesuffix(".md")),
+            kind="procedure" if skill else None,
+            pinned=name.startswith(SYSTEM),
+            created=created,
+            updated=updated,
+            extra=extra,
+        )

@@ -1,0 +1,64 @@
+"""`mem0`: a JSON export of mem0 memories.
+
+mem0's `get_all` (and the export built on it) gives a list of memories, bare or under
+`results` (or `memories`); each has an `id`, the text in `memory`, `created_at`,
+`updated_at`, often `categories`, `metadata` and the `user_id`, `agent_id` or `run_id`
+it belongs to. The id makes the ref, so a re-export of the same memories matches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped, moment_or_none
+
+
+def _records(data: Any) -> list[Any]:
+    if isinstance(data, dict):
+        for key in ("results", "memories", "data"):
+            if isinstance(data.get(key), list):
+                return data[key]
+        raise ImportSourceError("no list of memories (expected `results` or a list)")
+    if isinstance(data, list):
+        return data
+    raise ImportSourceError("no list of memories (expected `results` or a list)")
+
+
+def read(path: Path) -> Iterator[Item]:
+    if not path.is_file():
+        raise ImportSourceError(f"{path}: no such file")
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ImportSourceError(f"{path}: not a JSON file ({error})") from None
+    try:
+        records = _records(data)
+    except ImportSourceError as error:
+        raise ImportSourceError(f"{path}: {error}") from None
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            yield Skipped(f"{path.name}#{number}", "not a memory object")
+            continue
+        rid = record.get("id")
+        ref = f"{path.name}#{rid if rid else number}"
+        text = record.get("memory") or record.get("text") or record.get("content")
+        if not isinstance(text, str) or not text.strip():
+            yield Skipped(ref, "no text in `memory`")
+            continue
+        categories = record.get("categories")
+        tags = tuple(str(c) for c in categories if c) if isinstance(categories, list) else ()
+        owners = tuple(
+            f"{key.removesuffix('_id')}:{record[key]}"
+            for key in ("user_id", "agent_id", "run_id")
+            if record.get(key)
+        )
+        yield Found(
+            ref,
+            text.strip(),
+            tags=tags + owners,
+            created=moment_or_none(record.get("created_at")),
+            updated=moment_or_none(record.get("updated_at")),
+        )

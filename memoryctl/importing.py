@@ -1,0 +1,264 @@
+"""`memoryctl import SOURCE PATH`: a peer's memories into the vault, once.
+
+An import reads the source (never writing to it), compares what it found with the
+memories earlier imports made, and then, in one commit:
+
+- makes a memory for each part it has not seen, recording where it came from
+  (`source: {kind: import, ref: FILE#part}`) and the source's dates;
+- proposes a `replace` for each part whose text changed since it was imported (never a
+  second memory beside the first), once for each new text;
+- adds nothing for a part whose text is unchanged.
+
+The report names every part made, proposed and skipped, and why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memoryctl.actions import slug, title_for
+from memoryctl.importers import SOURCES, Found, ImportSourceError, Item, Skipped
+from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
+from memoryctl.proposals import Suggestion
+from memoryctl.storage import notefile
+from memoryctl.storage.parsing import memory_from_doc
+from memoryctl.storage.vault import Vault, VaultError
+
+SOURCE_KIND = "import"
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Made:
+    ref: str
+    id: str
+    title: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Proposed:
+    ref: str
+    id: str
+    title: str
+    proposal: str | None = None  # its id, once filed
+
+
+@dataclass
+class ImportReport:
+    source: str
+    path: str
+    namespace: str
+    dry_run: bool
+    made: list[Made] = field(default_factory=list)
+    proposed: list[Proposed] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    commit: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "path": self.path,
+            "namespace": self.namespace,
+            "dry_run": self.dry_run,
+            "made": [vars(m) for m in self.made],
+            "proposed": [vars(p) for p in self.proposed],
+            "skipped": [{"ref": s.ref, "reason": s.reason} for s in self.skipped],
+            "commit": self.commit,
+        }
+
+
+def source_label(path: Path) -> str:
+    """The FILE part of every ref: the source's path, from the home folder when it is
+    inside it, so that refs stay the same from any working folder."""
+    real = Path(os.path.realpath(path))
+    home = Path(os.path.realpath(Path.home()))
+    try:
+        return "~/" + real.relative_to(home).as_posix()
+    except ValueError:
+        return real.as_posix()
+
+
+def _ref(label: str, path: Path, part_ref: str) -> str:
+    # A source read from a single file names its parts from that file's own name.
+    if path.is_file():
+        name, sep, part = part_ref.partition("#")
+        return f"{label}{sep}{part}" if name == path.name else f"{label}/{part_ref}"
+    return f"{label}/{part_ref}"
+
+
+def _same(one: str, other: str) -> bool:
+    return " ".join(one.split()) == " ".join(other.split())
+
+
+def imported_memories(vault: Vault) -> dict[str, Memory]:
+    """Every memory an import made, by its source ref."""
+    rows = vault.index.execute(
+        "SELECT doc, body FROM notes WHERE broken IS NULL AND doc LIKE ?",
+        ('%"source_kind":"import"%',),
+    )
+    found: dict[str, Memory] = {}
+    for doc, body in rows:
+        memory = memory_from_doc(doc, body)
+        if memory.source_kind == SOURCE_KIND and memory.source_ref:
+            found.setdefault(memory.source_ref, memory)
+    return found
+
+
+def _trigger(body: str) -> str:
+    return "text " + hashlib.sha256(" ".join(body.split()).encode()).hexdigest()[:16]
+
+
+def _frontmatter(
+    found: Found, mid: str, ref: str, namespace: str, pin_order: int | None, now: dt.datetime
+) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": mid, "title": found.title or title_for(found.body)}
+    data["kind"] = found.kind or "fact"
+    data["status"] = "active"
+    if pin_order is not None:
+        data["pinned"] = True
+        data["pin_order"] = pin_order
+    data["created"] = moment(found.created or iso(now))
+    data["updated"] = moment(found.updated or found.created or iso(now))
+    if found.tags:
+        data["tags"] = list(dict.fromkeys(found.tags))
+    data["namespace"] = namespace
+    data["source"] = {"kind": SOURCE_KIND, "ref": ref}
+    for key, value in found.extra.items():
+        data.setdefault(key, value)
+    return data
+
+
+def run_import(
+    vault: Vault,
+    source: str,
+    path: Path,
+    *,
+    namespace: str | None = None,
+    dry_run: bool = False,
+    now: dt.datetime,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import SOURCE from PATH; with `dry_run`, only report what would happen."""
+    if source not in SOURCES:
+        raise VaultError(f"unknown source {source!r}; one of {', '.join(SOURCES)}")
+    if not path.exists():
+        raise ImportSourceError(f"{path}: no such file or folder")
+    namespace = namespace or DEFAULT_NAMESPACE
+    label = source_label(path)
+    report = ImportReport(source, label, namespace, dry_run)
+    items: Iterable[Item] = SOURCES[source](path)
+    existing = imported_memories(vault)
+    pin_order = max((int(m.pin_order or 0) for m in vault.index.pins()), default=0)
+    seen: set[str] = set()
+    taken_ids = {mid for (mid,) in vault.index.execute("SELECT mid FROM notes")}
+    taken_paths: set[str] = set()
+    new_files: list[tuple[str, bytes]] = []
+    replacements: list[tuple[Suggestion, Proposed]] = []
+    for item in items:
+        if isinstance(item, Skipped):
+            report.skipped.append(Skipped(_ref(label, path, item.ref), item.reason))
+            continue
+        ref = _ref(label, path, item.ref)
+        if ref in seen:
+            report.skipped.append(
+                Skipped(ref, "the source holds this part twice; the first is used")
+            )
+            continue
+        seen.add(ref)
+        if not item.body.strip():
+            report.skipped.append(Skipped(ref, "empty"))
+            continue
+        old = existing.get(ref)
+        if old is not None:
+            if _same(old.body, item.body):
+                report.skipped.append(Skipped(ref, f"unchanged since imported as {old.id}"))
+                continue
+            suggestion = Suggestion(
+                "replace",
+                (old.id,),
+                f"its source changed: {ref}",
+                "import",
+                ref=source,
+                trigger=_trigger(item.body),
+                body=item.body.strip() + "\n",
+            )
+            replacements.append((suggestion, Proposed(ref, old.id, old.title)))
+            continue
+        mid = _fresh_id(taken_ids)
+        order = None
+        if item.pinned:
+            pin_order += 1
+            order = pin_order
+        data = _frontmatter(item, mid, ref, namespace, order, now)
+        relpath = _free_path(
+            vault, f"memories/{slug(namespace, 40)}", slug(data["title"]), taken_paths
+        )
+        note = notefile.new_note(data, item.body.strip("\n"))
+        new_files.append((relpath, note.to_bytes()))
+        report.made.append(Made(ref, mid, str(data["title"]), relpath))
+        if progress:
+            progress(len(seen), 0)
+    if dry_run:
+        report.proposed = [p for _, p in replacements]
+        return report
+    _write(vault, report, new_files, replacements, now)
+    return report
+
+
+def _write(
+    vault: Vault,
+    report: ImportReport,
+    new_files: list[tuple[str, bytes]],
+    replacements: list[tuple[Suggestion, Proposed]],
+    now: dt.datetime,
+) -> None:
+    from memoryctl.decisions import Change
+
+    change = Change.start(vault, now)
+    filed = {p.key: p for p in change.propose([s for s, _ in replacements])}
+    for suggestion, proposed in replacements:
+        proposal = filed.get(suggestion.key)
+        if proposal is None:
+            report.skipped.append(
+                Skipped(
+                    proposed.ref,
+                    f"a replacement of {proposed.id} with this text was proposed before",
+                )
+            )
+            continue
+        report.proposed.append(Proposed(proposed.ref, proposed.id, proposed.title, proposal.id))
+    for relpath, data in new_files:
+        change.add_file(relpath, data)
+    if not new_files and not filed:
+        return
+    lines = [f"Import {report.source}: {len(report.made)} made, {len(report.proposed)} proposed"]
+    lines += ["", f"source: {report.path}"]
+    report.commit = change.commit("\n".join(lines))
+    if new_files:
+        vault.index.sync_paths([relpath for relpath, _ in new_files])
+
+
+def _fresh_id(taken: set[str]) -> str:
+    while True:
+        candidate = new_id(secrets.randbits(50))
+        if candidate not in taken:
+            taken.add(candidate)
+            return candidate
+
+
+def _free_path(vault: Vault, folder: str, stem: str, taken: set[str]) -> str:
+    candidate = f"{folder}/{stem}.md"
+    number = 2
+    while candidate in taken or (vault.root / candidate).exists():
+        candidate = f"{folder}/{stem}-{number}.md"
+        number += 1
+    taken.add(candidate)
+    return candidate

@@ -1,0 +1,285 @@
+"""Importing every peer's memories: provenance, source dates, one commit, idempotence,
+a `replace` proposal (never a duplicate) for a changed source, and a report of what was
+made and skipped. The fixtures in tests/fixtures/import/ were written for these tests
+from each tool's documentation and public examples.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memoryctl.importing import ImportReport, run_import, source_label
+from memoryctl.storage import notefile
+from memoryctl.storage.vault import Vault
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "import"
+NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
+SOURCE_PATHS = {
+    "claude-code": "claude-code/memory",
+    "claude-md": "claude-md",
+    "agents-md": "agents-md",
+    "gemini-md": "gemini-md/GEMINI.md",
+    "cursor-rules": "cursor-rules",
+    "cline": "cline",
+    "basic-memory": "basic-memory",
+    "mem0": "mem0/export.json",
+    "letta": "letta",
+}
+
+
+@pytest.fixture
+def sources(tmp_path: Path) -> Path:
+    """A copy of the fixtures, so a test may change a source without touching the repo."""
+    target = tmp_path / "sources"
+    shutil.copytree(FIXTURES, target)
+    return target
+
+
+def commits(root: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
+
+
+def imported(vault_dir: Path, source: str, path: Path, **options) -> ImportReport:
+    vault = Vault(vault_dir)
+    try:
+        return run_import(vault, source, path, now=NOW, **options)
+    finally:
+        vault.close()
+
+
+def memories(vault_dir: Path) -> dict[str, object]:
+    vault = Vault(vault_dir)
+    try:
+        return {m.source_ref: m for m in vault.index.list(limit=1000) if m.source_ref}
+    finally:
+        vault.close()
+
+
+def test_claude_code_topic_files_become_memories_with_their_name_type_and_description(
+    vault_dir, sources
+):
+    folder = sources / "claude-code" / "memory"
+    report = imported(vault_dir, "claude-code", folder)
+    label = source_label(folder)
+    assert {m.ref for m in report.made} == {
+        f"{label}/feedback_pnpm.md",
+        f"{label}/user_role.md",
+        f"{label}/project_release.md",
+        f"{label}/MEMORY.md#Memory index > Loose notes:1",
+    }
+    assert [s.reason for s in report.skipped].count(
+        "an index line for feedback_pnpm.md, imported from it"
+    ) == 1
+    pnpm = memories(vault_dir)[f"{label}/feedback_pnpm.md"]
+    assert pnpm.title == "Use pnpm, not npm" and pnpm.kind == "preference"
+    assert pnpm.description == "Installs in this repo go through pnpm; npm rewrites the lockfile"
+    assert pnpm.source_kind == "import" and pnpm.namespace == "default"
+    assert commits(vault_dir)[0] == "Import claude-code: 4 made, 0 proposed"
+
+
+def test_claude_md_sections_and_bullets_become_memories_and_memoryctls_block_is_skipped(
+    vault_dir, sources
+):
+    path = sources / "claude-md"
+    report = imported(vault_dir, "claude-md", path)
+    label = source_label(path)
+    refs = {m.ref: m for m in report.made}
+    assert f"{label}/CLAUDE.md#Project guide > Build" in refs
+    assert refs[f"{label}/CLAUDE.md#Project guide > Conventions:3"].title.startswith(
+        "Never commit `.env` files; the pre-commit hook"
+    )
+    found = memories(vault_dir)
+    assert all("exported by memoryctl earlier" not in m.body for m in found.values())
+    example = found[f"{label}/CLAUDE.md#Project guide > Example of the memory block"]
+    assert "an example quoted by the owner" in example.body  # the owner's text, kept
+    assert any(s.reason == "an import of another file, not a memory" for s in report.skipped)
+
+
+@pytest.mark.parametrize("source", ["agents-md", "gemini-md"])
+def test_agents_md_and_gemini_md_are_read_the_same_way(vault_dir, sources, source):
+    report = imported(vault_dir, source, sources / SOURCE_PATHS[source])
+    assert len(report.made) >= 3 and not report.skipped
+
+
+def test_cursor_rules_that_always_apply_become_pins_and_memoryctls_export_is_skipped(
+    vault_dir, sources
+):
+    path = sources / "cursor-rules"
+    report = imported(vault_dir, "cursor-rules", path)
+    label = source_label(path)
+    assert [s.reason for s in report.skipped] == ["memoryctl's own export"]
+    found = memories(vault_dir)
+    always = found[f"{label}/.cursor/rules/typescript.mdc"]
+    assert always.pinned and always.title == "TypeScript conventions for the whole repository"
+    assert not found[f"{label}/.cursor/rules/tests.mdc"].pinned
+    raw = (vault_dir / found[f"{label}/.cursor/rules/tests.mdc"].path).read_bytes()
+    assert notefile.parse_bytes(raw).data["globs"] == ["**/*.test.ts"]
+
+
+def test_a_cline_memory_bank_is_read_by_sections_and_tagged_by_file(vault_dir, sources):
+    report = imported(vault_dir, "cline", sources / "cline")
+    assert len(report.made) == 8
+    goals = [m for m in memories(vault_dir).values() if "Zero manual entry" in m.body]
+    assert goals and goals[0].tags == ("projectbrief",)
+
+
+def test_basic_memory_observations_and_relations(vault_dir, sources):
+    path = sources / "basic-memory"
+    imported(vault_dir, "basic-memory", path)
+    label = source_label(path)
+    found = memories(vault_dir)
+    water = found[f"{label}/coffee-brewing-methods.md#observation-2"]
+    assert water.body.strip() == "Water at 96 °C extracts best"
+    assert water.tags == ("technique", "brewing", "coffee") and water.kind == "procedure"
+    note = found[f"{label}/coffee-brewing-methods.md"]
+    data = notefile.parse_bytes((vault_dir / note.path).read_bytes()).data
+    assert data["relations"] == [
+        "relates_to Coffee Bean Origins",
+        "requires Proper Grinding Technique",
+    ]
+    assert f"{label}/people/paul-graham.md#observation-1" in found
+
+
+def test_mem0_keeps_its_ids_dates_and_categories(vault_dir, sources):
+    path = sources / "mem0" / "export.json"
+    report = imported(vault_dir, "mem0", path)
+    label = source_label(path)
+    assert [s.reason for s in report.skipped] == ["no text in `memory`"]
+    nuts = memories(vault_dir)[f"{label}#892db2ae-06d9-49e5-8b3e-585ef9b85b8e"]
+    assert nuts.created == "2025-07-14T16:12:30Z" and nuts.updated == "2025-07-20T18:02:00Z"
+    assert nuts.tags == ("food", "health", "user:alex")
+
+
+def test_letta_system_files_become_pins_in_order(vault_dir, sources):
+    path = sources / "letta"
+    imported(vault_dir, "letta", path)
+    label = source_label(path)
+    found = memories(vault_dir)
+    assert found[f"{label}/system/human.md"].pinned
+    assert found[f"{label}/system/persona.md"].pinned
+    assert not found[f"{label}/reference/project-notes.md"].pinned
+    assert found[f"{label}/skills/deploy/SKILL.md"].kind == "procedure"
+
+
+@pytest.mark.parametrize("source", sorted(SOURCE_PATHS))
+def test_importing_an_unchanged_source_again_adds_nothing(vault_dir, sources, source):
+    path = sources / SOURCE_PATHS[source]
+    first = imported(vault_dir, source, path)
+    assert first.made and first.commit
+    before = commits(vault_dir)
+    again = imported(vault_dir, source, path)
+    assert again.made == [] and again.proposed == [] and again.commit is None
+    assert commits(vault_dir) == before
+    unchanged = [s for s in again.skipped if s.reason.startswith("unchanged since imported as")]
+    assert len(unchanged) == len(first.made)
+
+
+def test_a_changed_source_proposes_a_replace_once_and_never_a_duplicate(vault_dir, sources):
+    path = sources / "agents-md"
+    imported(vault_dir, "agents-md", path)
+    count = len(memories(vault_dir))
+    agents = path / "AGENTS.md"
+    agents.write_text(agents.read_text().replace("Single quotes", "Double quotes"))
+    report = imported(vault_dir, "agents-md", path)
+    assert report.made == [] and len(report.proposed) == 1
+    [proposed] = report.proposed
+    assert proposed.ref.endswith("AGENTS.md#AGENTS.md > Code style") and proposed.proposal
+    assert len(memories(vault_dir)) == count
+    assert commits(vault_dir)[0] == "Import agents-md: 0 made, 1 proposed"
+    again = imported(vault_dir, "agents-md", path)
+    assert again.proposed == [] and again.commit is None
+    assert any("was proposed before" in s.reason for s in again.skipped)
+
+
+def test_a_dry_run_reports_and_writes_nothing(vault_dir, sources):
+    before = commits(vault_dir)
+    report = imported(vault_dir, "letta", sources / "letta", dry_run=True)
+    assert len(report.made) == 4 and report.commit is None
+    assert commits(vault_dir) == before and not (vault_dir / "memories").exists()
+
+
+def test_an_import_goes_to_the_namespace_asked_for(vault_dir, sources):
+    report = imported(vault_dir, "mem0", sources / "mem0" / "export.json", namespace="personal")
+    assert all(m.path.startswith("memories/personal/") for m in report.made)
+    assert {m.namespace for m in memories(vault_dir).values()} == {"personal"}
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+_TEXT = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=120
+) | st.sampled_from(
+    [
+        "---\nname: x\ntype: feedback\n---\nbody\n",
+        "---\nalwaysApply: true\n---\n- rule\n",
+        "---\ntitle: [broken\n---\ntext\n",
+        "# H\n\n- [category] obs #tag\n- rel [[T]]\n",
+        '{"results": [{"id": "1", "memory": "m"}]}',
+        "\r\n---\r\n\ufeffx\r\n",
+    ]
+)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    source=st.sampled_from(sorted(SOURCE_PATHS)),
+    files=st.dictionaries(
+        st.sampled_from(
+            [
+                "MEMORY.md",
+                "CLAUDE.md",
+                "AGENTS.md",
+                "GEMINI.md",
+                "a.md",
+                "system/b.md",
+                "memory-bank/c.md",
+                ".cursor/rules/d.mdc",
+                "export.json",
+            ]
+        ),
+        _TEXT | st.binary(max_size=60).map(lambda b: b.decode("latin-1")),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_an_import_never_changes_a_byte_of_its_source(tmp_path_factory, source, files):
+    base = tmp_path_factory.mktemp("prop")
+    from memoryctl.actions import init_vault
+
+    vault_dir = base / "vault"
+    init_vault(vault_dir)
+    folder = base / "source"
+    for relpath, text in files.items():
+        target = folder / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8", errors="surrogatepass"))
+    path = folder / "export.json" if source == "mem0" else folder
+    before = _snapshot(folder)
+    vault = Vault(vault_dir)
+    try:
+        run_import(vault, source, path, now=NOW)
+    except Exception as error:  # a source that cannot be read is reported, never changed
+        assert type(error).__name__ in ("ImportSourceError",), error
+    finally:
+        vault.close()
+    assert _snapshot(folder) == before
