@@ -14,6 +14,7 @@ always read back on the fast path.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -51,6 +52,13 @@ _CONSTRUCTORS = {
         "tag:yaml.org,2002:timestamp",
     )
 }
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_tag(text: str) -> str:
+    """The tag YAML 1.1 gives a plain scalar. Keys and common values (`status`,
+    `active`, `default`) repeat in every file, so the answer is remembered."""
+    return _resolver.resolve(yaml.ScalarNode, text, (True, False))
 
 
 class Unsupported(Exception):
@@ -97,7 +105,7 @@ def scalar(text: str) -> Any:
     # path can never read `012`, `1:30`, `1_000` or `.inf` differently from PyYAML.
     if _RESOLVED_FIRST is not None and first not in _RESOLVED_FIRST:
         return text  # no implicit type starts with this character: it is a string
-    tag = _resolver.resolve(yaml.ScalarNode, text, (True, False))
+    tag = _plain_tag(text)
     if tag == _STR:
         return text
     construct = _CONSTRUCTORS.get(tag)
@@ -141,7 +149,7 @@ def _split_pair(line: str) -> tuple[str, str]:
     key, sep, rest = line.partition(":")
     if not sep or not _KEY.fullmatch(key) or (rest and rest[0] != " "):
         raise Unsupported(line)
-    if _resolver.resolve(yaml.ScalarNode, key, (True, False)) != _STR:
+    if _plain_tag(key) != _STR:
         raise Unsupported(line)  # YAML 1.1 reads keys like `on` or `null` as other types
     return key, rest
 
@@ -274,7 +282,7 @@ def _is_plain(text: str) -> bool:
         return False
     # An impossible date such as 2026-13-45 reads back as text here, but other YAML
     # readers fail on it: write it quoted.
-    return plain and _resolver.resolve(yaml.ScalarNode, text, (True, False)) == _STR
+    return plain and _plain_tag(text) == _STR
 
 
 def _flows(value: Any) -> bool:
@@ -293,7 +301,7 @@ def _quoted(text: str) -> str:
 
 def _dump_key(key: Any) -> str:
     key = str(key)
-    if _KEY.fullmatch(key) and _resolver.resolve(yaml.ScalarNode, key, (True, False)) == _STR:
+    if _KEY.fullmatch(key) and _plain_tag(key) == _STR:
         return key
     return _quoted(key)  # `on`, `null`, `1` or `my key` would not read back as this text
 
