@@ -18,13 +18,14 @@ import datetime as dt
 import hashlib
 import os
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memoryctl.actions import slug, title_for
-from memoryctl.importers import SOURCES, Found, ImportSourceError, Item, Skipped
+from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped
+from memoryctl.importers.registry import SOURCES
 from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
 from memoryctl.storage import notefile
@@ -32,7 +33,9 @@ from memoryctl.storage.parsing import memory_from_doc
 from memoryctl.storage.vault import Vault, VaultError
 
 SOURCE_KIND = "import"
-Progress = Callable[[int, int], None]
+# (what is being done, how many so far, of how many): "checking" each part, then
+# "writing" the memories and proposals.
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ def run_import(
     namespace = namespace or DEFAULT_NAMESPACE
     label = source_label(path)
     report = ImportReport(source, label, namespace, dry_run)
-    items: Iterable[Item] = SOURCES[source](path)
+    items: list[Item] = list(SOURCES[source](path))
     existing = imported_memories(vault)
     pin_order = max((int(m.pin_order or 0) for m in vault.index.pins()), default=0)
     seen: set[str] = set()
@@ -162,7 +165,9 @@ def run_import(
     taken_paths: set[str] = set()
     new_files: list[tuple[str, bytes]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []
-    for item in items:
+    for done, item in enumerate(items, start=1):
+        if progress and (done % 500 == 0 or done == len(items)):
+            progress("checking", done, len(items))
         if isinstance(item, Skipped):
             report.skipped.append(Skipped(_ref(label, path, item.ref), item.reason))
             continue
@@ -204,11 +209,11 @@ def run_import(
         note = notefile.new_note(data, item.body.strip("\n"))
         new_files.append((relpath, note.to_bytes()))
         report.made.append(Made(ref, mid, str(data["title"]), relpath))
-        if progress:
-            progress(len(seen), 0)
     if dry_run:
         report.proposed = [p for _, p in replacements]
         return report
+    if progress and (new_files or replacements):
+        progress("writing", 0, len(new_files) + len(replacements))
     _write(vault, report, new_files, replacements, now)
     return report
 

@@ -1,38 +1,19 @@
 """Importers: every peer's memories, read from its own format, never changed.
 
 One module per source. Each reads PATH and yields `Found` memories and `Skipped`
-parts with the reason; `memoryctl.importing` turns them into one plan and one commit.
+parts with the reason (`base`); `registry.SOURCES` maps each name to its reader, and
+`memoryctl.importing` turns what they find into one plan and one commit. This module
+imports nothing, so the CLI can list the names without loading the readers.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable, Iterator
-from functools import partial
-from pathlib import Path
-
-from memoryctl.importers import (
-    basic_memory,
-    claude_code,
-    cline,
-    cursor_rules,
-    instruction_files,
-    letta,
-    mem0,
+NAMES = (
+    "claude-code",
+    "claude-md",
+    "agents-md",
+    "gemini-md",
+    "cursor-rules",
+    "cline",
+    "basic-memory",
+    "mem0",
+    "letta",
 )
-from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped
-
-Reader = Callable[[Path], Iterator[Item]]
-
-SOURCES: dict[str, Reader] = {
-    "claude-code": claude_code.read,
-    "claude-md": partial(instruction_files.read, "claude-md"),
-    "agents-md": partial(instruction_files.read, "agents-md"),
-    "gemini-md": partial(instruction_files.read, "gemini-md"),
-    "cursor-rules": cursor_rules.read,
-    "cline": cline.read,
-    "basic-memory": basic_memory.read,
-    "mem0": mem0.read,
-    "letta": letta.read,
-}
-
-__all__ = ["SOURCES", "Found", "ImportSourceError", "Item", "Reader", "Skipped"]

@@ -16,8 +16,10 @@ from typing import Any
 
 import frontmatter
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from memoryctl.memory import parse_moment
+from memoryctl.storage import yamlsubset
 
 
 class ImportSourceError(Exception):
@@ -46,6 +48,7 @@ class Skipped:
 
 
 Item = Found | Skipped
+_FAST_YAML: YAMLHandler
 
 
 def read_text(path: Path) -> str:
@@ -53,12 +56,27 @@ def read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
+class _FastYAML(YAMLHandler):
+    """YAML frontmatter read by memoryctl's fast reader (PyYAML for the rest), so an
+    impossible date stays text as it does in the vault."""
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        return yamlsubset.load(fm)
+
+
+_FAST_YAML = _FastYAML()
+
+
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """Frontmatter and body of a foreign file. A frontmatter that cannot be read is
-    left in the body, so nothing of the source is lost."""
+    """Frontmatter and body of a foreign file, split by python-frontmatter (which also
+    knows the other fences Hugo sites use, when their readers are installed). A
+    frontmatter that cannot be read is left in the body, so nothing is lost."""
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if isinstance(handler, YAMLHandler):
+        handler = _FAST_YAML
     try:
-        post = frontmatter.loads(text)
-    except (yaml.YAMLError, ValueError, TypeError):
+        post = frontmatter.loads(text, handler=handler)
+    except (yaml.YAMLError, ValueError, TypeError, LookupError, AttributeError):
         return {}, text
     metadata = post.metadata if isinstance(post.metadata, dict) else {}
     return {str(k): v for k, v in metadata.items()}, post.content

@@ -68,3 +68,31 @@ def _fsync_dir(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def create_all(files: list[tuple[Path, bytes]]) -> None:
+    """Create many new files, each whole when its name appears, with one flush to disk
+    at the end instead of two per file (an import of 10,000 memories would otherwise
+    spend most of its time waiting on the disk).
+
+    A name that is already taken is never overwritten: it stops the rest with
+    ChangedOnDisk, leaving the files made so far in place.
+    """
+    folders = set()
+    for path, data in files:
+        folders.add(path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            with open(tmp, "xb") as handle:
+                handle.write(data)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise ChangedOnDisk(path, "appeared while memoryctl was writing it") from None
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(tmp)
+    os.sync()
+    for folder in folders:
+        _fsync_dir(folder)
