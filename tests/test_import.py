@@ -283,3 +283,31 @@ def test_an_import_never_changes_a_byte_of_its_source(tmp_path_factory, source, 
     finally:
         vault.close()
     assert _snapshot(folder) == before
+
+
+def test_the_import_command_reports_what_it_made_and_skipped_and_why(vault_dir, sources, cli):
+    path = sources / "cursor-rules"
+    dry = cli("--vault", str(vault_dir), "import", "cursor-rules", str(path), "--dry-run")
+    assert dry.code == 0, dry.err
+    assert "Would make 2 memories from cursor-rules" in dry.out and "Dry run" in dry.err
+    assert not (vault_dir / "memories").exists()
+    result = cli("--vault", str(vault_dir), "import", "cursor-rules", str(path))
+    assert result.code == 0, result.err
+    assert "skipped   " in result.out and "memoryctl's own export" in result.out
+    assert "Made 2 memories from cursor-rules, proposed 0 replacements, skipped 1." in result.out
+    data = cli("--vault", str(vault_dir), "import", "cursor-rules", str(path), "--json").json()
+    assert data["made"] == [] and data["commit"] is None
+    assert len(data["skipped"]) == 3
+    pins = cli("--vault", str(vault_dir), "list", "--pinned", "--json").json()
+    assert [p["title"] for p in pins] == ["TypeScript conventions for the whole repository"]
+    assert pins[0]["source"]["kind"] == "import"
+
+
+def test_importing_what_is_not_there_is_a_clear_error(vault_dir, tmp_path, cli):
+    result = cli("--vault", str(vault_dir), "import", "mem0", str(tmp_path / "nope.json"))
+    assert result.code == 1 and "no such file" in result.err
+    (tmp_path / "bad.json").write_text("{not json")
+    bad = cli("--vault", str(vault_dir), "import", "mem0", str(tmp_path / "bad.json"))
+    assert bad.code == 1 and "not a JSON file" in bad.err
+    unknown = cli("--vault", str(vault_dir), "import", "notion", str(tmp_path))
+    assert unknown.code == 2 and "invalid choice" in unknown.err

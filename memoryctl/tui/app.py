@@ -19,6 +19,7 @@ from memoryctl.tui.screens.vault import VaultScreen
 from memoryctl.tui.state import save_theme, saved_theme, state_path
 
 if TYPE_CHECKING:
+    from memoryctl.importing import ImportReport
     from memoryctl.memory import Memory
     from memoryctl.storage.vault import Vault
     from memoryctl.tui.screens.memory import MemoryScreen
@@ -114,6 +115,14 @@ class MemoryApp(App[None]):
                 key, f"show_screen('{mode}')", name, id=f"memoryctl.screen.{mode}", tooltip=what
             )
             for mode, key, name, what in SCREENS
+        ),
+        Binding(
+            "ctrl+o",
+            "import_memories",
+            "Import",
+            show=False,
+            id="memoryctl.import",
+            tooltip="Import memories from Claude Code, AGENTS.md, Cursor rules, mem0, Letta…",
         ),
     ]
 
@@ -229,6 +238,24 @@ class MemoryApp(App[None]):
             for screen in stack:
                 if not isinstance(screen, VaultScreen):
                     screen.post_message(FilesChanged(message.paths))
+
+    def action_import_memories(self) -> None:
+        """Import another tool's memories: check first, then one commit."""
+        from memoryctl.tui.screens.import_memories import ImportScreen
+
+        if not isinstance(self.screen, ModalScreen):
+            self.push_screen(ImportScreen(self.vault), self._imported)
+
+    def _imported(self, report: ImportReport | None) -> None:
+        if report is None:
+            return
+        from memoryctl.tui.screens.import_memories import report_text
+
+        self.notify(report_text(report).split("\n", 1)[0], title=f"Imported from {report.source}")
+        paths = [made.path for made in report.made]
+        for screen in self.get_screen_stack("vault"):
+            if isinstance(screen, VaultScreen):
+                screen.post_message(VaultScreen.VaultChanged(paths))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
