@@ -86,6 +86,11 @@ def owner_status_repairs(vault: Vault) -> list[OwnerStatusRepair]:
     return sorted(repairs.values(), key=lambda r: r.path)
 
 
+def planned_repairs(vault: Vault) -> list[OwnerStatusRepair]:
+    """Every repair `doctor --fix` would make, in the order it lists them."""
+    return owner_status_repairs(vault)
+
+
 def apply_repairs(vault: Vault, repairs: Sequence[OwnerStatusRepair]) -> str | None:
     """Write every repair and commit them together; returns the commit."""
     notes = []

@@ -323,3 +323,15 @@ def test_a_persons_own_change_of_status_is_not_undone(vault_dir):
     path.write_text(ADR.replace("status: accepted", "status: active"))
     _git(vault_dir, "commit", "-qam", "I decided this is active")
     assert owner_status_repairs(Vault(vault_dir)) == []
+
+
+def test_doctor_fix_shows_the_plan_asks_and_then_fixes_in_one_commit(vault_dir, cli):
+    path = _taken_over(vault_dir, "adr-001.md", ADR, "active")
+    refused = cli(*v(vault_dir), "doctor", "--fix")
+    assert refused.code == 1 and "confirm with --yes" in refused.err
+    assert "put back `status: accepted`" in refused.out and path.read_text() != ADR
+    fixed = cli(*v(vault_dir), "doctor", "--fix", "--yes")
+    assert fixed.code == 0, fixed.err
+    assert "Fixed 1." in fixed.out and path.read_text() == ADR
+    again = cli(*v(vault_dir), "doctor", "--fix", "--yes", "--json").json()
+    assert again == {"planned": [], "applied": False, "commit": None}

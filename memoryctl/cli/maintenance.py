@@ -74,6 +74,9 @@ def cmd_doctor(args: argparse.Namespace) -> None:
     from memoryctl.doctor import diagnose
 
     vault = open_vault(args)
+    if args.fix:
+        _fix(args, vault)
+        return
     findings = diagnose(vault)
     if args.json:
         emit_json([f.as_json() for f in findings])
@@ -84,6 +87,36 @@ def cmd_doctor(args: argparse.Namespace) -> None:
             say(finding.line())
     if any(f.severity == "error" for f in findings):
         raise SystemExit(EXIT_USER)
+
+
+def _fix(args: argparse.Namespace, vault) -> None:
+    """Show the plan of repairs, ask once, and apply all of them in one commit."""
+    from memoryctl.repairs import apply_repairs, planned_repairs
+
+    repairs = planned_repairs(vault)
+    plan = [r.line() for r in repairs]
+    if not repairs:
+        if args.json:
+            emit_json({"planned": [], "applied": False, "commit": None})
+        else:
+            say("Nothing to fix.")
+        return
+    if not args.json:
+        say(f"doctor --fix plans {len(plan)} {'fix' if len(plan) == 1 else 'fixes'}:")
+        for line in plan:
+            say(f"  {line}")
+    if not args.yes:
+        if args.json or not sys.stdin.isatty():
+            raise UserError("doctor --fix changes files; confirm with --yes (nothing changed)")
+        answer = input("Apply them, in one commit? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            say("Nothing changed.")
+            return
+    commit = apply_repairs(vault, repairs)
+    if args.json:
+        emit_json({"planned": plan, "applied": True, "commit": commit})
+    else:
+        say(f"Fixed {len(plan)}." + (f" Commit {commit[:12]}." if commit else ""))
 
 
 def cmd_history(args: argparse.Namespace) -> None:
@@ -133,7 +166,9 @@ def cmd_tui(args: argparse.Namespace) -> None:
 def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("reindex", cmd_reindex, "bring the index up to date")
     p.add_argument("--full", action="store_true", help="rebuild the index from scratch")
-    command("doctor", cmd_doctor, "report unreadable files, duplicate ids and other problems")
+    p = command("doctor", cmd_doctor, "report unreadable files, duplicate ids and other problems")
+    p.add_argument("--fix", action="store_true", help="show the repairs it can make, and ask")
+    p.add_argument("--yes", action="store_true", help="with --fix: apply without asking")
     p = command("history", cmd_history, "a memory's commits and diffs")
     p.add_argument("id", metavar="ID")
     command("watch", cmd_watch, "keep the index current while files change")
