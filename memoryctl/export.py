@@ -212,3 +212,34 @@ def export(
     except ChangedOnDisk as error:
         raise ExportError(str(error)) from None
     return Written(target, changed=True, load=load, notes=notes)
+
+
+# The tool that reads each target, for saying what it loads.
+READERS = {
+    "agents-md": "Codex",
+    "claude-md": "Claude Code",
+    "gemini-md": "Gemini CLI",
+    "cursor-rules": "Cursor",
+}
+
+
+def tool_loads(bundle: Bundle, cwd: Path) -> list[tuple[str, str]]:
+    """For each export target in `cwd`: what its tool will load of the file as the
+    export would write it (nothing is written)."""
+    found = []
+    for fmt, reader in READERS.items():
+        target = Path(os.path.realpath(cwd / DEFAULT_PATHS[fmt]))
+        try:
+            target, notes = _redirect(fmt, target, cwd)
+            _, text = planned(bundle, fmt, target)
+        except ExportError as error:
+            found.append((fmt, str(error)))
+            continue
+        load = what_is_loaded(target.name, text, marked_block(bundle) if fmt in MARKED else None)
+        if load is not None:
+            message = load.message()
+        else:
+            size = len(text.encode("utf-8"))
+            message = f"{reader} loads {target.name} whole ({size:,} bytes)"
+        found.append((fmt, "; ".join([*notes, message])))
+    return found

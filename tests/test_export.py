@@ -191,7 +191,13 @@ def test_exporting_twice_changes_nothing_the_second_time(sample_dir, project, cl
     assert target.read_bytes() == before
     assert target.stat().st_mtime_ns == stat.st_mtime_ns
     data = export(cli, sample_dir, "--format", fmt, "-m", MESSAGE, "--json").json()
-    assert data == {"path": str(target), "changed": False, "format": fmt}
+    assert {k: data[k] for k in ("path", "changed", "format", "notes")} == {
+        "path": str(target),
+        "changed": False,
+        "format": fmt,
+        "notes": [],
+    }
+    assert (data["load"] is not None) == (fmt == "agents-md")  # Codex's limit; the others none
 
 
 def test_a_missing_file_is_created_with_just_the_block(sample_dir, project, cli):

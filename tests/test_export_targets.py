@@ -120,3 +120,38 @@ def test_a_small_file_is_loaded_whole_and_claude_md_has_no_limit():
     load = what_is_loaded("AGENTS.md", "# Rules\n")
     assert load is not None and not load.is_cut and "all of it is loaded" in load.message()
     assert what_is_loaded("CLAUDE.md", "x" * 100_000) is None
+
+
+def test_claude_md_that_imports_agents_md_gets_the_bundle_once(sample_dir, project, cli):
+    claude = project / "CLAUDE.md"
+    claude.write_text("@AGENTS.md\n")
+    result = export(cli, sample_dir, "--format", "claude-md", "-m", MESSAGE)
+    assert result.code == 0, result.err
+    assert claude.read_text() == "@AGENTS.md\n"
+    agents = (project / "AGENTS.md").read_text()
+    assert agents.count(BEGIN) == 1
+    assert "CLAUDE.md imports AGENTS.md" in result.out + result.err
+    # Exporting agents-md as well puts nothing anywhere a second time.
+    again = export(cli, sample_dir, "--format", "agents-md", "-m", MESSAGE)
+    assert again.out.startswith("Unchanged:")
+    assert claude.read_text() == "@AGENTS.md\n"
+
+
+def test_export_reports_what_codex_would_cut(sample_dir, project, cli):
+    (project / "AGENTS.md").write_text("# Rules\n" + ("y" * 99 + "\n") * 340)
+    result = export(cli, sample_dir, "--format", "agents-md", "-m", MESSAGE)
+    assert result.code == 0
+    assert "Codex reads the first 32,768 bytes of AGENTS.md" in result.err
+    assert "would cut" in result.err
+
+
+def test_preview_says_what_each_tool_will_load_here(sample_dir, project, cli):
+    (project / "CLAUDE.md").write_text("@AGENTS.md\n")
+    (project / "AGENTS.md").write_text("# Rules\n" + ("z" * 99 + "\n") * 340)
+    result = cli("--vault", str(sample_dir), "preview", "-m", MESSAGE, "--targets")
+    assert result.code == 0
+    lines = {line.split(":", 1)[0]: line for line in result.err.splitlines()}
+    assert "would cut" in lines["agents-md"]
+    assert "CLAUDE.md imports AGENTS.md" in lines["claude-md"]
+    assert lines["gemini-md"].startswith("gemini-md: Gemini CLI loads GEMINI.md whole")
+    assert sorted(p.name for p in project.iterdir()) == ["AGENTS.md", "CLAUDE.md"]

@@ -66,6 +66,11 @@ def cmd_preview(args: argparse.Namespace) -> None:
     fmt = "json" if args.json else args.format
     sys.stdout.write(render(bundle, fmt))
     _report(bundle)
+    if args.targets:
+        from memoryctl.export import tool_loads
+
+        for target, message in tool_loads(bundle, Path.cwd()):
+            note(f"{target}: {message}")
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -83,10 +88,23 @@ def cmd_export(args: argparse.Namespace) -> None:
         return
     assert isinstance(result, Written)
     if args.json:
-        emit_json({"path": str(result.path), "changed": result.changed, "format": args.format})
+        load = result.load
+        emit_json(
+            {
+                "path": str(result.path),
+                "changed": result.changed,
+                "format": args.format,
+                "notes": list(result.notes),
+                "load": None if load is None else {"cut": load.is_cut, "text": load.message()},
+            }
+        )
     else:
         verb = "Wrote" if result.changed else "Unchanged:"
         say(f"{verb} {result.path}")
+    for line in result.notes:
+        note(line)
+    if result.load is not None and (result.load.is_cut or not args.json):
+        note(("WARNING: " if result.load.is_cut else "") + result.load.message())
     _report(bundle)
 
 
@@ -121,6 +139,11 @@ def register(command) -> None:
     p = command("preview", cmd_preview, "print exactly what the agent will see next turn")
     _options(p)
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--targets",
+        action="store_true",
+        help="also say what each agent will load of its file (AGENTS.md, CLAUDE.md, …) here",
+    )
     p = command("export", cmd_export, "write the bundle for an agent to read")
     _options(p)
     p.add_argument("--format", choices=FORMATS, help="default: the profile's format")

@@ -21,6 +21,7 @@ SUGGESTED = {
     "json": "memory.json",
     "agents-md": "AGENTS.md",
     "claude-md": "CLAUDE.md",
+    "gemini-md": "GEMINI.md",
     "cursor-rules": ".cursor/rules/memoryctl.mdc",
 }
 
