@@ -13,6 +13,7 @@ from pathlib import Path
 from bench import (
     bundle_bench,
     corrections_bench,
+    import_bench,
     index_bench,
     mcp_bench,
     recall_quality,
@@ -28,6 +29,7 @@ BENCHMARKS = {
     "review": review_bench.run,
     "tui": tui_bench.run,
     "recall": recall_quality.run,
+    "import": import_bench.run,
 }
 
 
