@@ -335,3 +335,15 @@ def test_doctor_fix_shows_the_plan_asks_and_then_fixes_in_one_commit(vault_dir, 
     assert "Fixed 1." in fixed.out and path.read_text() == ADR
     again = cli(*v(vault_dir), "doctor", "--fix", "--yes", "--json").json()
     assert again == {"planned": [], "applied": False, "commit": None}
+
+
+def test_an_alias_is_searched_as_the_title_is_and_survives_edits(vault_dir, cli):
+    path = vault_dir / "kk.md"
+    path.write_text("---\naliases: [KK, The Technium author]\n---\n## Books\n\n- The Inevitable\n")
+    found = cli(*v(vault_dir), "search", "Technium", "--json").json()
+    assert [m["title"] for m in found] == ["kk"]
+    path.write_text("---\naliases: [Wired founder]\n---\n## Books\n")
+    assert cli(*v(vault_dir), "search", "Technium", "--json").json() == []
+    assert [m["path"] for m in cli(*v(vault_dir), "search", "Wired", "--json").json()] == ["kk.md"]
+    assert cli(*v(vault_dir), "reindex", "--full").code == 0
+    assert [m["path"] for m in cli(*v(vault_dir), "search", "Wired", "--json").json()] == ["kk.md"]

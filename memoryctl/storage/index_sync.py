@@ -10,6 +10,7 @@ same transaction.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from memoryctl import matching, search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
-from memoryctl.storage.parsing import ParsedFile, memory_from_doc, parse_all
+from memoryctl.storage.parsing import ParsedFile, fts_title, memory_from_doc, parse_all
 from memoryctl.storage.scan import FileStat, scan
 
 Progress = Callable[[int, int], None]
@@ -235,12 +236,14 @@ class IndexSync(IndexConnection):
         conn.executemany("INSERT OR IGNORE INTO deprecations(note, needle) VALUES (?,?)", needles)
 
     def _delete_row(self, conn: sqlite3.Connection, rowid: int) -> None:
-        row = conn.execute("SELECT title, body FROM notes WHERE rowid=?", (rowid,)).fetchone()
+        row = conn.execute("SELECT title, body, doc FROM notes WHERE rowid=?", (rowid,)).fetchone()
         if row is None:
             return
+        # FTS5 deletes a row by the exact values it was given: the title with its aliases.
+        aliases = json.loads(row[2]).get("aliases") or ()
         conn.execute(
             "INSERT INTO note_fts(note_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-            (rowid, matching.fold(row[0]), matching.fold(row[1])),
+            (rowid, fts_title(row[0], aliases), matching.fold(row[1])),
         )
         for table, column in (
             ("tags", "note"),

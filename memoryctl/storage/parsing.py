@@ -152,9 +152,15 @@ def parse_file(root: Path, relpath: str, size: int, mtime_ns: int) -> ParsedFile
         sha,
         memory,
         memory_doc(memory),
-        matching.fold(memory.title),
+        fts_title(memory.title, memory.aliases),
         matching.fold(memory.body),
     )
+
+
+def fts_title(title: str, aliases: Sequence[str]) -> str:
+    """The full-text title column: the title and each alias, folded, one to a line, so an
+    alias is searched as the title is (Obsidian's other names for a note)."""
+    return matching.fold("\n".join([title, *aliases]))
 
 
 def parse_chunk(root: str, stats: Sequence[tuple[str, int, int]]) -> list[ParsedFile]:
