@@ -58,6 +58,15 @@ def sample_dir(tmp_path: Path) -> Path:
     return copy_sample(tmp_path / "sample")
 
 
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder the person exports from (not the vault), as the current folder."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
 @dataclass
 class Result:
     code: int

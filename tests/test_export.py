@@ -52,15 +52,6 @@ def estimated_tokens(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     memoryctl.tokens.counter.cache_clear()
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The folder the person exports from (not the vault)."""
-    folder = tmp_path / "project"
-    folder.mkdir()
-    monkeypatch.chdir(folder)
-    return folder
-
-
 def export(cli, vault: Path, *args: str):
     return cli("--vault", str(vault), "export", *args)
 

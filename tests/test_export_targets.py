@@ -5,21 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from memoryctl.bundle_formats import BEGIN, END
 from memoryctl.export import imports_agents_md, inject, outside_code
 from memoryctl.load_limits import what_is_loaded
 
 MESSAGE = "Where do I open a pull request for the UFO core?"
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    monkeypatch.chdir(folder)
-    return folder
 
 
 def export(cli, vault: Path, *args: str):

@@ -347,3 +347,20 @@ def test_an_alias_is_searched_as_the_title_is_and_survives_edits(vault_dir, cli)
     assert [m["path"] for m in cli(*v(vault_dir), "search", "Wired", "--json").json()] == ["kk.md"]
     assert cli(*v(vault_dir), "reindex", "--full").code == 0
     assert [m["path"] for m in cli(*v(vault_dir), "search", "Wired", "--json").json()] == ["kk.md"]
+
+
+def test_a_hugo_archetype_anywhere_is_a_template_not_a_broken_file(vault_dir, cli):
+    (vault_dir / "posts").mkdir()
+    (vault_dir / "posts" / "default.md").write_text(
+        '---\ntitle: "{{ replace .File.ContentBaseName "-" " " | title }}"\n'
+        "date: '{{ .Date }}'\ndraft: true\n---\n\nWrite the post here.\n"
+    )
+    [memory] = cli(*v(vault_dir), "list", "--json").json()
+    assert memory["kind"] == "template" and memory["error"] is None
+    assert "Write the post here." in memory["body"]
+
+
+def test_a_value_that_only_mentions_braces_is_no_template():
+    assert notefile.template_split("---\ntitle: use {{x}} in Jinja\n---\nbody\n") is None
+    assert notefile.template_split("no frontmatter {{date}}\n") is None
+    assert notefile.template_split("---\n- {{x}}\n---\n") == ("- {{x}}", "")

@@ -220,12 +220,16 @@ class MemoryApp(App[None]):
         if memory is None:
             return
         self.notify(f"Added {memory.id}", title=memory.title)
-        # The same message the file watcher sends, so every screen reads the vault again;
-        # the vault screen opens the new memory.
-        for screen in self.get_screen_stack("vault"):
-            if isinstance(screen, VaultScreen):
-                screen.post_message(VaultScreen.VaultChanged([memory.path]))
-                screen.reveal(memory)
+        for screen in self._files_written([memory.path]):
+            screen.reveal(memory)  # the vault screen opens the new memory
+
+    def _files_written(self, paths: list[str]) -> list[VaultScreen]:
+        """Send the message the file watcher sends, so every screen reads the vault again;
+        returns the vault screens told."""
+        told = [s for s in self.get_screen_stack("vault") if isinstance(s, VaultScreen)]
+        for screen in told:
+            screen.post_message(VaultScreen.VaultChanged(paths))
+        return told
 
     @on(VaultScreen.VaultChanged)
     def tell_every_screen(self, message: VaultScreen.VaultChanged) -> None:
@@ -252,10 +256,7 @@ class MemoryApp(App[None]):
         from memoryctl.tui.screens.import_memories import report_text
 
         self.notify(report_text(report).split("\n", 1)[0], title=f"Imported from {report.source}")
-        paths = [made.path for made in report.made]
-        for screen in self.get_screen_stack("vault"):
-            if isinstance(screen, VaultScreen):
-                screen.post_message(VaultScreen.VaultChanged(paths))
+        self._files_written([made.path for made in report.made])
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
