@@ -115,8 +115,15 @@ def imported_memories(vault: Vault) -> dict[str, Memory]:
     return found
 
 
-def _trigger(body: str) -> str:
-    return "text " + hashlib.sha256(" ".join(body.split()).encode()).hexdigest()[:16]
+def digest(body: str) -> str:
+    """The source text as an import read it, hashed with its whitespace folded."""
+    return hashlib.sha256(" ".join(body.split()).encode()).hexdigest()[:16]
+
+
+def unchanged(memory: Memory, body: str) -> bool:
+    """Is this part of the source as the memory was imported from it? A person's edit of
+    the memory since is theirs: only a change in the source proposes a replacement."""
+    return memory.source_digest == digest(body) or _same(memory.body, body)
 
 
 def _frontmatter(
@@ -133,7 +140,7 @@ def _frontmatter(
     if found.tags:
         data["tags"] = list(dict.fromkeys(found.tags))
     data["namespace"] = namespace
-    data["source"] = {"kind": SOURCE_KIND, "ref": ref}
+    data["source"] = {"kind": SOURCE_KIND, "ref": ref, "digest": digest(found.body)}
     for key, value in found.extra.items():
         data.setdefault(key, value)
     return data
@@ -183,7 +190,7 @@ def run_import(
             continue
         old = existing.get(ref)
         if old is not None:
-            if _same(old.body, item.body):
+            if unchanged(old, item.body):
                 report.skipped.append(Skipped(ref, f"unchanged since imported as {old.id}"))
                 continue
             suggestion = Suggestion(
@@ -192,7 +199,7 @@ def run_import(
                 f"its source changed: {ref}",
                 "import",
                 ref=source,
-                trigger=_trigger(item.body),
+                trigger=f"text {digest(item.body)}",
                 body=item.body.strip() + "\n",
             )
             replacements.append((suggestion, Proposed(ref, old.id, old.title)))

@@ -87,6 +87,7 @@ class Memory:
     visibility: str = DEFAULT_VISIBILITY
     source_kind: str | None = None
     source_ref: str | None = None
+    source_digest: str | None = None  # an import's digest of the source text it read
     confidence: float | None = None
     deprecates: tuple[str, ...] = ()
     detached: tuple[str, ...] = ()
@@ -392,10 +393,11 @@ def memory_from_note(
         pin_order = None
 
     source = data.get("source")
-    source_kind = source_ref = None
+    source_kind = source_ref = source_digest = None
     if isinstance(source, dict):
         source_kind = _text(source.get("kind"))
         source_ref = _text(source.get("ref"))
+        source_digest = _text(source.get("digest"))
     elif isinstance(source, str):
         source_kind, _, ref = source.partition(":")
         source_ref = ref.strip() or None
@@ -444,6 +446,7 @@ def memory_from_note(
         visibility=visibility,
         source_kind=source_kind,
         source_ref=source_ref,
+        source_digest=source_digest,
         confidence=float(confidence) if confidence is not None else None,
         deprecates=deprecates,
         detached=_string_list(data.get("detached"), "detached", problems),

@@ -311,3 +311,17 @@ def test_importing_what_is_not_there_is_a_clear_error(vault_dir, tmp_path, cli):
     assert bad.code == 1 and "not a JSON file" in bad.err
     unknown = cli("--vault", str(vault_dir), "import", "notion", str(tmp_path))
     assert unknown.code == 2 and "invalid choice" in unknown.err
+
+
+def test_an_edit_of_an_imported_memory_is_the_persons_and_an_unchanged_source_leaves_it(
+    vault_dir, sources, cli
+):
+    path = sources / "gemini-md" / "GEMINI.md"
+    imported(vault_dir, "gemini-md", path)
+    style = next(m for m in memories(vault_dir).values() if m.title == "Coding style")
+    edited = cli("--vault", str(vault_dir), "replace", style.id, "Use tabs, not spaces.")
+    assert edited.code == 0, edited.err
+    again = imported(vault_dir, "gemini-md", path)
+    assert again.proposed == [] and again.commit is None
+    raw = notefile.parse_bytes((vault_dir / style.path).read_bytes()).data
+    assert raw["source"]["kind"] == "import" and len(raw["source"]["digest"]) == 16

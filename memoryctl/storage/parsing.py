@@ -70,6 +70,7 @@ def memory_doc(memory: Memory) -> str:
         "visibility": memory.visibility,
         "source_kind": memory.source_kind,
         "source_ref": memory.source_ref,
+        "source_digest": memory.source_digest,
         "confidence": memory.confidence,
         "deprecates": memory.deprecates,
         "detached": memory.detached,
