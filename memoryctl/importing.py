@@ -29,7 +29,6 @@ from memoryctl.importers.registry import SOURCES
 from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
 from memoryctl.storage import notefile
-from memoryctl.storage.parsing import memory_from_doc
 from memoryctl.storage.vault import Vault, VaultError
 
 SOURCE_KIND = "import"
@@ -103,13 +102,8 @@ def _same(one: str, other: str) -> bool:
 
 def imported_memories(vault: Vault) -> dict[str, Memory]:
     """Every memory an import made, by its source ref."""
-    rows = vault.index.execute(
-        "SELECT doc, body FROM notes WHERE broken IS NULL AND doc LIKE ?",
-        ('%"source_kind":"import"%',),
-    )
     found: dict[str, Memory] = {}
-    for doc, body in rows:
-        memory = memory_from_doc(doc, body)
+    for memory in vault.index.imported():
         if memory.source_kind == SOURCE_KIND and memory.source_ref:
             found.setdefault(memory.source_ref, memory)
     return found
@@ -168,7 +162,7 @@ def run_import(
     existing = imported_memories(vault)
     pin_order = max((int(m.pin_order or 0) for m in vault.index.pins()), default=0)
     seen: set[str] = set()
-    taken_ids = {mid for (mid,) in vault.index.execute("SELECT mid FROM notes")}
+    taken_ids = vault.index.ids()
     taken_paths: set[str] = set()
     new_files: list[tuple[str, bytes]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []

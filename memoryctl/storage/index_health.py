@@ -87,6 +87,17 @@ class IndexHealth(IndexSync):
         """Memories not retired that have an `expires` date."""
         return self._headers("status != 'retired' AND doc NOT LIKE '%\"expires\":null%'")
 
+    def imported(self) -> list[Memory]:
+        """Every readable memory an import made (its source kind is `import`), with its body."""
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE broken IS NULL "
+            'AND doc LIKE \'%"source_kind":"import"%\''
+        )
+
+    def ids(self) -> set[str]:
+        """Every id in use, for drawing new ones that no memory has."""
+        return {mid for (mid,) in self._execute("SELECT mid FROM notes")}
+
     def _headers(self, condition: str) -> list[Memory]:
         """Readable memories meeting a condition, without their bodies: the checks read
         none, and leaving them out halves the time at 100,000 memories."""
