@@ -14,8 +14,10 @@ The report names every part made, proposed and skipped, and why.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import json
 import os
 import secrets
 from collections.abc import Callable
@@ -24,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl.actions import slug, title_for
-from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped
+from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped, watching
 from memoryctl.importers.registry import SOURCES
 from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
@@ -32,6 +34,7 @@ from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault, VaultError
 
 SOURCE_KIND = "import"
+_UNCHANGED = "unchanged since imported as"
 # (what is being done, how many so far, of how many): "checking" each part, then
 # "writing" the memories and proposals.
 Progress = Callable[[str, int, int], None]
@@ -158,14 +161,23 @@ def run_import(
     namespace = namespace or DEFAULT_NAMESPACE
     label = source_label(path)
     report = ImportReport(source, label, namespace, dry_run)
-    items: list[Item] = list(SOURCES[source](path))
     existing = imported_memories(vault)
+    remembered = ImportMemo(vault, f"{source} {label}")
+    if remembered.still_holds(existing):
+        # Not a file the source was read from has changed, and every memory it gave is
+        # as it was imported: nothing to read again.
+        report.skipped = remembered.skipped(existing)
+        return report
+    with watching() as looked_at:
+        items: list[Item] = list(SOURCES[source](path))
+    looked_at.add(path)
     pin_order = max((int(m.pin_order or 0) for m in vault.index.pins()), default=0)
     seen: set[str] = set()
     taken_ids = vault.index.ids()
     taken_paths: set[str] = set()
     new_files: list[tuple[str, bytes]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []
+    parts: dict[str, str] = {}  # every part read, with the digest of its text
     for done, item in enumerate(items, start=1):
         if progress and (done % 500 == 0 or done == len(items)):
             progress("checking", done, len(items))
@@ -182,10 +194,11 @@ def run_import(
         if not item.body.strip():
             report.skipped.append(Skipped(ref, "empty"))
             continue
+        parts[ref] = digest(item.body)
         old = existing.get(ref)
         if old is not None:
             if unchanged(old, item.body):
-                report.skipped.append(Skipped(ref, f"unchanged since imported as {old.id}"))
+                report.skipped.append(Skipped(ref, f"{_UNCHANGED} {old.id}"))
                 continue
             suggestion = Suggestion(
                 "replace",
@@ -216,6 +229,8 @@ def run_import(
     if progress and (new_files or replacements):
         progress("writing", 0, len(new_files) + len(replacements))
     _write(vault, report, new_files, replacements, now)
+    source_skips = [s for s in report.skipped if not s.reason.startswith(_UNCHANGED)]
+    remembered.save(looked_at, parts, source_skips)
     return report
 
 
@@ -250,6 +265,66 @@ def _write(
     report.commit = change.commit("\n".join(lines))
     if new_files:
         vault.index.sync_paths([relpath for relpath, _ in new_files])
+
+
+class ImportMemo:
+    """What the last import of one source read: the files and folders it looked at (with
+    their sizes and times) and the parts it found. Kept beside the index, as a cache:
+    without it, or when anything differs, the source is simply read again."""
+
+    def __init__(self, vault: Vault, key: str) -> None:
+        self.file = vault.db_path.parent / MEMO_FILE
+        self.key = key
+        try:
+            memos = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            memos = {}
+        self.memos: dict[str, Any] = memos if isinstance(memos, dict) else {}
+        self.memo = self.memos.get(key) if isinstance(self.memos.get(key), dict) else None
+
+    def still_holds(self, existing: dict[str, Memory]) -> bool:
+        memo = self.memo
+        if not memo or not memo.get("parts"):
+            return False
+        for name, seen in memo.get("looked_at", {}).items():
+            if _stat(Path(name)) != seen:
+                return False
+        return all(
+            ref in existing and _as_imported(existing[ref], part_digest)
+            for ref, part_digest in memo["parts"].items()
+        )
+
+    def skipped(self, existing: dict[str, Memory]) -> list[Skipped]:
+        assert self.memo is not None
+        found = [Skipped(ref, reason) for ref, reason in self.memo.get("skipped", [])]
+        return found + [
+            Skipped(ref, f"{_UNCHANGED} {existing[ref].id}") for ref in self.memo["parts"]
+        ]
+
+    def save(self, looked_at: set[Path], parts: dict[str, str], skipped: list[Skipped]) -> None:
+        self.memos[self.key] = {
+            "looked_at": {str(p): _stat(p) for p in sorted(looked_at)},
+            "parts": parts,
+            "skipped": [[s.ref, s.reason] for s in skipped],
+        }
+        with contextlib.suppress(OSError):  # a cache: failing to keep it costs time only
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            self.file.write_text(json.dumps(self.memos), encoding="utf-8")
+
+
+MEMO_FILE = "imports.json"
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return [stat.st_size if path.is_file() else 0, stat.st_mtime_ns]
+
+
+def _as_imported(memory: Memory, part_digest: str) -> bool:
+    return memory.source_digest == part_digest or digest(memory.body) == part_digest
 
 
 def _fresh_id(taken: set[str]) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,9 +53,35 @@ Item = Found | Skipped
 _FAST_YAML: YAMLHandler
 
 
+# The files and folders a reader looked at, so that the next import of the same source
+# can tell from their sizes and times alone that nothing changed.
+_looked_at: ContextVar[set[Path] | None] = ContextVar("looked_at", default=None)
+
+
+@contextmanager
+def watching() -> Iterator[set[Path]]:
+    seen: set[Path] = set()
+    token = _looked_at.set(seen)
+    try:
+        yield seen
+    finally:
+        _looked_at.reset(token)
+
+
+def _saw(path: Path) -> None:
+    seen = _looked_at.get()
+    if seen is not None:
+        seen.add(path)
+
+
+def read_bytes(path: Path) -> bytes:
+    _saw(path)
+    return path.read_bytes()
+
+
 def read_text(path: Path) -> str:
     """A source file's text; bytes that are not UTF-8 become U+FFFD (nothing is written)."""
-    return path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n")
+    return read_bytes(path).decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
 class _FastYAML(YAMLHandler):
@@ -99,13 +127,19 @@ def file_dates(path: Path) -> tuple[str, str]:
     return text, text
 
 
-def markdown_files(root: Path, *, skip_dirs: frozenset[str] = frozenset()) -> Iterator[Path]:
-    """Every .md file under root, in path order; hidden folders are never entered."""
+def files_under(root: Path, suffixes: tuple[str, ...] = (".md",)) -> Iterator[Path]:
+    """Every file under root whose name ends in one of `suffixes` (in any case), in path
+    order; folders whose names start with a dot below root are never entered."""
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip_dirs)
+        _saw(Path(folder))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
-            if name.lower().endswith(".md"):
+            if name.lower().endswith(suffixes):
                 yield Path(folder) / name
+
+
+def markdown_files(root: Path) -> Iterator[Path]:
+    return files_under(root, (".md",))
 
 
 def relative(path: Path, root: Path) -> str:

@@ -11,7 +11,6 @@ PATH is the project (holding `.cursor/rules/`) or the rules folder itself.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     file_dates,
+    files_under,
     read_text,
     relative,
     split_frontmatter,
@@ -44,11 +44,7 @@ def read(path: Path) -> Iterator[Item]:
     legacy = path / ".cursorrules"
     if legacy.is_file():
         yield from document_memories(".cursorrules", read_text(legacy))
-    files = []
-    for base, dirs, names in os.walk(folder):
-        dirs.sort()
-        files += [Path(base) / n for n in sorted(names) if n.endswith((".mdc", ".md"))]
-    for file in files:
+    for file in files_under(folder, (".mdc", ".md")):
         name = relative(file, path)
         data, body = split_frontmatter(read_text(file))
         if file.name == OWN_EXPORT or data.get("description") == CURSOR_DESCRIPTION:

@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped, moment_or_none
+from memoryctl.importers.base import (
+    Found,
+    ImportSourceError,
+    Item,
+    Skipped,
+    moment_or_none,
+    read_bytes,
+)
 
 
 def _records(data: Any) -> list[Any]:
@@ -31,7 +38,7 @@ def read(path: Path) -> Iterator[Item]:
     if not path.is_file():
         raise ImportSourceError(f"{path}: no such file")
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(read_bytes(path).decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
         raise ImportSourceError(f"{path}: not a JSON file ({error})") from None
     try:
