@@ -182,10 +182,10 @@ def test_the_newer_memory_never_leaks_across_namespaces(sample_dir):
     )
     add_profiles(
         sample_dir,
-        '[profiles.work]\nnamespaces = ["work"]\n\n[profiles.home]\nnamespaces = ["personal"]\n',
+        '[profiles.coder]\nnamespaces = ["work"]\n\n[profiles.home]\nnamespaces = ["personal"]\n',
     )
     for profile, older, newer, text in (
-        ("work", NEOVIM, HELIX, HELIX_TEXT),
+        ("coder", NEOVIM, HELIX, HELIX_TEXT),
         ("home", LISBON, PORTO, PORTO_TEXT),
     ):
         bundle = build(sample_dir, profile=profile, message=f"{EDITOR} {CITY}")
@@ -205,8 +205,8 @@ def test_the_newer_memory_never_leaks_across_namespaces(sample_dir):
 
 def test_a_newer_memory_derived_from_one_outside_the_profile_is_not_named(sample_dir):
     edit_frontmatter(path_of(sample_dir, HELIX), derived_from="[zj1d2pyve2]")  # a personal pin
-    add_profiles(sample_dir, '[profiles.work]\nnamespaces = ["work"]\n')
-    bundle = build(sample_dir, profile="work", message=EDITOR)
+    add_profiles(sample_dir, '[profiles.coder]\nnamespaces = ["work"]\n')
+    bundle = build(sample_dir, profile="coder", message=EDITOR)
     assert lines_beneath(bundle, NEOVIM) == []
     assert HELIX_TEXT not in bundle.text
 
