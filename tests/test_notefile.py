@@ -64,7 +64,13 @@ def without_key(head: str, key: str) -> list[str]:
 keys = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(
     lambda key: key not in {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 )
-words = st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=15)
+# YAML allows any character but controls, surrogates and the two noncharacters U+FFFE, U+FFFF.
+words = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="\ufffe\uffff"
+    ),
+    max_size=15,
+)
 scalars = st.one_of(
     words,
     st.sampled_from(["", "yes", "null", "012", "a: b", "a #b", "it's", "2024-13-45", "-", "?"]),
