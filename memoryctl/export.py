@@ -12,6 +12,15 @@ from memoryctl.bundle import Bundle
 from memoryctl.bundle_formats import BEGIN, END, marked_block, render
 from memoryctl.load_limits import Load, what_is_loaded
 from memoryctl.storage.atomic import ChangedOnDisk, current_sha, write_atomic
+from memoryctl.storage.config import (
+    CONFIG_NAME,
+    PROPOSALS_DIR,
+    ConfigError,
+    VaultConfig,
+    load_config,
+)
+from memoryctl.storage.scan import is_memory_path
+from memoryctl.storage.vault import is_vault
 
 DEFAULT_PATHS = {
     "agents-md": "AGENTS.md",
@@ -111,12 +120,47 @@ def imports_agents_md(text: str) -> bool:
     )
 
 
+def owned_target(target: Path) -> str | None:
+    """Why a file is not one an agent reads but one memoryctl or git owns, or None.
+
+    Refused: anything under a `.git` folder; and inside a vault (any folder up the tree
+    with `memoryctl.toml`) its settings, its `proposals/` and `.memoryctl/` folders, and
+    every file it reads as a memory.
+    """
+    if ".git" in target.parts:
+        return "is inside .git/, which git owns and no agent reads"
+    root = next((folder for folder in target.parents if is_vault(folder)), None)
+    if root is None:
+        return None
+    relpath = target.relative_to(root).as_posix()
+    if relpath == CONFIG_NAME:
+        return f"is the settings file of the vault {root}"
+    for folder in (PROPOSALS_DIR, ".memoryctl"):
+        if relpath.startswith(f"{folder}/"):
+            return f"is inside {folder}/ of the vault {root}, which memoryctl owns"
+    try:
+        config = load_config(root)
+    except ConfigError:
+        config = VaultConfig()
+    if is_memory_path(relpath, config):
+        return (
+            f"is inside the vault {root} and would be read as a memory, so the next "
+            "bundle would recall the last one; add it to [vault] ignore in "
+            "memoryctl.toml, or export somewhere else"
+        )
+    return None
+
+
 def safe_path(out: str, cwd: Path) -> Path:
-    """The export target, which must stay inside the current folder."""
+    """The export target, which must stay inside the current folder and be a file an
+    agent reads (see `owned_target`)."""
     target = Path(os.path.realpath(cwd / out))
     base = Path(os.path.realpath(cwd))
     if target != base and base not in target.parents:
         raise ExportError(f"{out} is outside the current folder; export inside {base}")
+    owned = owned_target(target)
+    if owned:
+        raise ExportError(f"{out} {owned}; nothing was written")
     if target.is_dir():
         raise ExportError(f"{out} is a folder; give a file name")
     if target.exists() and not os.access(target, os.W_OK):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -18,6 +18,7 @@ import yaml
 from memoryctl.storage import yamlsubset
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
+_UNSET = object()
 BOM = "\ufeff"
 _FENCE = re.compile(r"---[ \t]*")
 _CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
@@ -207,6 +208,8 @@ def parse_text(text: str) -> NoteFile:
         data = yamlsubset.load(fm_text)
     except yaml.YAMLError as error:
         raise NoteError(f"malformed YAML frontmatter: {_yaml_reason(error, fm_text)}") from None
+    except yamlsubset.TooLarge as error:
+        raise NoteError(f"frontmatter refused: {error}") from None
     except ValueError as error:
         raise NoteError(f"malformed YAML frontmatter: {error}") from None
     except (LookupError, AttributeError, TypeError, ArithmeticError, RecursionError) as error:
@@ -279,3 +282,27 @@ def new_note(data: dict[str, Any], body: str) -> NoteFile:
     if body and not body.endswith("\n"):
         body += "\n"
     return parse_text(text + "\n" + body if body else text)
+
+
+def replayed(committed: bytes, before: bytes, after: bytes) -> bytes | None:
+    """memoryctl's change (from `before` to `after`) applied to the committed text.
+
+    When a file holds a person's uncommitted edits and memoryctl changes some keys (or
+    the body), this is what the commit records: only memoryctl's change. None when one
+    of the three cannot be read as a memory file.
+    """
+    try:
+        head, old, new = parse_bytes(committed), parse_bytes(before), parse_bytes(after)
+    except NoteError:
+        return None
+    changes: dict[str, Any] = {
+        key: value for key, value in new.data.items() if old.data.get(key, _UNSET) != value
+    }
+    changes.update({key: None for key in old.data if key not in new.data})
+    try:
+        result = head.with_changes(changes) if changes else head
+    except NoteError:
+        return None
+    if new.body != old.body:
+        result = replace(result, body=new.body)
+    return result.to_bytes()

@@ -241,22 +241,90 @@ def load_fast(text: str) -> dict[str, Any] | None:
 
 
 def load(text: str) -> Any:
-    """Read frontmatter: the fast subset when it applies, PyYAML otherwise."""
+    """Read frontmatter: the fast subset when it applies, PyYAML otherwise.
+
+    Raises TooLarge for frontmatter past the limits below, whichever reader reads it.
+    """
     fast = load_fast(text)
     if fast is not None:
+        if len(text.encode("utf-8")) > MAX_TEXT_BYTES:
+            _check_texts(fast)
         return fast
     return yaml.load(text, Loader=_Loader)
+
+
+# Limits on what a frontmatter may hold, so that one hostile or broken file cannot take
+# the vault down (a few hundred bytes of nested aliases expand to gigabytes).
+MAX_ALIAS_NODES = 100  # nodes that aliases may add, once expanded
+MAX_TEXT_BYTES = 64 * 1024  # one text value, in UTF-8
+
+
+class TooLarge(ValueError):
+    """The frontmatter is past one of the reader's limits; it is not read at all."""
+
+
+def _check_texts(value: Any) -> None:
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            if len(item) * 4 > MAX_TEXT_BYTES and len(item.encode("utf-8")) > MAX_TEXT_BYTES:
+                raise TooLarge(f"a text value is longer than {MAX_TEXT_BYTES // 1024} KB")
+        elif isinstance(item, dict):
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            todo += item
+
+
+def check_node(root: yaml.Node) -> None:
+    """Refuse a composed document whose aliases expand past `MAX_ALIAS_NODES`, that
+    refers to itself, or that holds a text longer than `MAX_TEXT_BYTES`.
+
+    Aliases share the node they name, so composing is cheap; expanding is what costs.
+    The expanded size is counted once per distinct node.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def expanded(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise TooLarge("an alias refers to the value that holds it")
+        open_nodes.add(key)
+        if isinstance(node, yaml.ScalarNode):
+            _check_texts(node.value)
+            total = 1
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(expanded(child) for child in node.value)
+        else:
+            total = 1 + sum(expanded(k) + expanded(v) for k, v in node.value)
+        open_nodes.discard(key)
+        sizes[key] = total
+        if total - len(sizes) > MAX_ALIAS_NODES:
+            raise TooLarge(f"its aliases expand to more than {MAX_ALIAS_NODES} values")
+        return total
+
+    expanded(root)
 
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """PyYAML's safe loader, except that an impossible date stays text.
+    """PyYAML's safe loader, within the limits above, except that an impossible date
+    stays text.
 
     `created: 2026-13-45` then reaches the memory reader, which reports "invalid date"
     for that one key instead of losing the whole frontmatter.
     """
+
+    def get_single_node(self):  # type: ignore[no-untyped-def]
+        node = super().get_single_node()
+        if node is not None:
+            check_node(node)
+        return node
 
     def construct_yaml_timestamp(self, node):  # type: ignore[no-untyped-def]
         try:
