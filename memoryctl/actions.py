@@ -225,13 +225,16 @@ def add_memory(
     vault: Vault, new: NewMemory, *, now: dt.datetime | None = None, why: str | None = None
 ) -> Memory:
     moment = now or utcnow()
-    data = frontmatter_for(vault, new, moment)
-    note = notefile.new_note(data, new.body.strip("\n"))
-    folder = f"memories/{slug(str(data['namespace']), 40)}"
-    relpath = vault.free_path(folder, slug(str(data["title"])))
-    kind = "correction" if new.deprecates else "memory"
-    message = f"Add {kind}: {data['title']}" + (f"\n\n{why}" if why else "")
-    return vault.create(relpath, note, message)
+    # Under the write lock from the first read: two writers must not draw the same file
+    # name or the same pin_order.
+    with vault.writing():
+        data = frontmatter_for(vault, new, moment)
+        note = notefile.new_note(data, new.body.strip("\n"))
+        folder = f"memories/{slug(str(data['namespace']), 40)}"
+        relpath = vault.free_path(folder, slug(str(data["title"])))
+        kind = "correction" if new.deprecates else "memory"
+        message = f"Add {kind}: {data['title']}" + (f"\n\n{why}" if why else "")
+        return vault.create(relpath, note, message)
 
 
 def _next_pin_order(vault: Vault) -> int:
@@ -270,6 +273,11 @@ def available_actions(memory: Memory) -> frozenset[str]:
 
 
 def set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
+    with vault.writing():  # two faces pinning at once must not share a pin_order
+        return _set_pinned(vault, ref, pinned)
+
+
+def _set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
     memory = vault.resolve(ref)
     loaded = vault.load(memory)
     if loaded.memory.pinned == pinned:
@@ -288,6 +296,11 @@ def set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
 
 def reorder_pins(vault: Vault, ordered_ids: Sequence[str]) -> list[Memory]:
     """Give pins the order of `ordered_ids` (1, 2, 3 …), in one commit."""
+    with vault.writing():
+        return _reorder_pins(vault, ordered_ids)
+
+
+def _reorder_pins(vault: Vault, ordered_ids: Sequence[str]) -> list[Memory]:
     changed: list[str] = []
     for position, mid in enumerate(ordered_ids, start=1):
         memory = vault.resolve(mid)
@@ -308,9 +321,10 @@ def record_external_edit(vault: Vault, memory: Memory, before_sha: str) -> Memor
     raw = read_file(vault.root, memory.path, "was deleted in the editor")
     if notefile.sha256(raw) == before_sha:
         return None
-    vault.index.sync_paths([memory.path])
-    updated = vault.index.by_path(memory.path)
-    vault.commit([memory.path], f"Edit {memory.title}\n\nmemory: {memory.id}")
+    with vault.writing():
+        vault.index.sync_paths([memory.path])
+        updated = vault.index.by_path(memory.path)
+        vault.commit([memory.path], f"Edit {memory.title}\n\nmemory: {memory.id}")
     return updated
 
 

@@ -48,6 +48,7 @@ def diagnose(vault: Vault) -> list[Finding]:
         for path, reason in vault.last_sync.skipped:
             findings.append(Finding("warning", path, reason))
     findings += review_findings(vault)
+    findings += crash_findings(vault)
     if not vault.is_git:
         findings.append(
             Finding("warning", ".", "the vault is not a git repository; changes have no history")
@@ -116,4 +117,28 @@ def review_findings(vault: Vault) -> list[Finding]:
                 normalize_anchor_path(anchor.path)
             except AnchorPathError as error:
                 findings.append(Finding("warning", memory.path, f"anchors: {error}"))
+    return findings
+
+
+def crash_findings(vault: Vault) -> list[Finding]:
+    """What a write cut short left: temporary files, a stale git lock, memories saved but
+    not committed, and decision records that name a missing proposal."""
+    from memoryctl.leftovers import leftovers
+
+    findings = []
+    for leftover in leftovers(vault):
+        if leftover.kind == "temporary":
+            message = "a temporary file left by a write that stopped (memoryctl doctor --fix)"
+            findings.append(Finding("warning", leftover.path, message))
+        elif leftover.kind == "git-lock":
+            message = (
+                f"left by a git that stopped {leftover.detail} ago; no commit can be made "
+                "until it is removed (memoryctl doctor --fix)"
+            )
+            findings.append(Finding("error", leftover.path, message))
+        elif leftover.kind == "uncommitted":
+            findings.append(Finding("warning", leftover.path, "saved but not committed"))
+        else:
+            message = f"retired.proposal names {leftover.detail}, which is no proposal"
+            findings.append(Finding("error", leftover.path, message))
     return findings

@@ -2,19 +2,54 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import subprocess
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _FALLBACK_IDENTITY = ["-c", "user.name=memoryctl", "-c", "user.email=memoryctl@localhost"]
+# A git lock older than this is left by a git that stopped, not held by one running.
+STALE_LOCK_SECONDS = 60
+# How long a commit waits for another git (the person's, or an editor's) to let go.
+LOCK_WAIT_SECONDS = 3.0
 
 
 class GitError(Exception):
     pass
 
 
-def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+class GitLocked(GitError):
+    """git's own lock file is there: another git is running, or one stopped half-way."""
+
+    def __init__(self, lock: str, age: float | None) -> None:
+        stale = age is not None and age >= STALE_LOCK_SECONDS
+        if stale:
+            minutes = int((age or 0) // 60)
+            detail = (
+                f"{lock} was left by a git that stopped {minutes} min ago; "
+                "remove it if no git is running (memoryctl doctor --fix)"
+            )
+        else:
+            detail = f"another git holds {lock}; try again when it is done"
+        super().__init__(detail)
+        self.lock = lock
+        self.age = age
+        self.stale = stale
+
+
+def _git(
+    root: Path,
+    *args: str,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     try:
         result = subprocess.run(
             ["git", *args],
@@ -23,12 +58,48 @@ def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
             text=True,
             encoding="utf-8",
             errors="replace",
+            env=None if env is None else {**os.environ, **env},
         )
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     if check and result.returncode != 0:
         raise GitError(result.stderr.strip() or f"git {args[0]} failed")
     return result
+
+
+def stale_lock(root: Path, now: float | None = None) -> tuple[str, float] | None:
+    """`.git/index.lock` and its age in seconds, when a git that stopped left it."""
+    lock = root / ".git" / "index.lock"
+    try:
+        age = (now or time.time()) - lock.stat().st_mtime
+    except OSError:
+        return None
+    return (".git/index.lock", age) if age >= STALE_LOCK_SECONDS else None
+
+
+def _locked(root: Path, error: GitError) -> GitLocked | None:
+    if "index.lock" not in str(error):
+        return None
+    try:
+        age: float | None = time.time() - (root / ".git" / "index.lock").stat().st_mtime
+    except OSError:
+        age = None
+    return GitLocked(".git/index.lock", age)
+
+
+def _waiting_for_git_lock(root: Path, step: Callable[[], T]) -> T:
+    """Run `step`, again while another git holds the index lock (for a few seconds)."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            return step()
+        except GitError as error:
+            locked = _locked(root, error)
+            if locked is None:
+                raise
+            if locked.stale or time.monotonic() > deadline:
+                raise locked from None
+            time.sleep(0.05)
 
 
 def is_repo(root: Path) -> bool:
@@ -63,16 +134,134 @@ def _identity(root: Path) -> list[str]:
     return [] if configured else _FALLBACK_IDENTITY
 
 
-def commit(root: Path, paths: list[str], message: str) -> str | None:
-    """Commit exactly these paths (never the user's other edits); return the commit id."""
+def commit(
+    root: Path, paths: list[str], message: str, staged: Mapping[str, bytes] | None = None
+) -> str | None:
+    """Commit exactly these paths (never the user's other edits); return the commit id.
+
+    A path in `staged` is committed with those bytes instead of its working file, which
+    is left as it is (memoryctl's change applied to the committed text, when the working
+    file also holds the person's own uncommitted edits).
+    """
     if not paths:
         return None
+    if staged:
+        return _waiting_for_git_lock(root, lambda: _commit_blobs(root, paths, message, staged))
+    return _waiting_for_git_lock(root, lambda: _commit_files(root, paths, message))
+
+
+def _commit_files(root: Path, paths: list[str], message: str) -> str | None:
     _git(root, "add", "-A", "--", *paths)
     staged = _git(root, "diff", "--cached", "--name-only", "--", *paths).stdout.strip()
     if not staged:
         return None
     _git(root, *_identity(root), "commit", "-q", "-m", message, "--", *paths)
     return _git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+def _commit_blobs(
+    root: Path, paths: list[str], message: str, staged: Mapping[str, bytes]
+) -> str | None:
+    """A commit built with git's plumbing in a private index: HEAD, plus the plain paths
+    as they are on disk, plus the staged bytes. The person's own index (and anything
+    they staged) is left alone, apart from these paths, which then match the commit."""
+    head = _git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.strip()
+    private = root / ".git" / f"memoryctl-index.{os.getpid()}"
+    env = {"GIT_INDEX_FILE": str(private)}
+    try:
+        if head:
+            _git(root, "read-tree", head, env=env)
+        plain = [p for p in paths if p not in staged]
+        if plain:
+            _git(root, "add", "-A", "--", *plain, env=env)
+        entries = _tree_entries(root, head, list(staged))
+        for relpath, data in staged.items():
+            blob = hash_blob(root, data)
+            mode = entries.get(relpath, ("100644", ""))[0]
+            _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{relpath}", env=env)
+        tree = _git(root, "write-tree", env=env).stdout.strip()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(private)
+    if head and tree == _git(root, "rev-parse", f"{head}^{{tree}}").stdout.strip():
+        return None
+    parents = ["-p", head] if head else []
+    sha = _git(root, *_identity(root), "commit-tree", tree, *parents, "-m", message).stdout.strip()
+    subject = message.splitlines()[0] if message else ""
+    _git(root, "update-ref", "-m", f"commit: {subject}", "HEAD", sha, *([head] if head else []))
+    # The person's index now matches the commit for these paths; their own edits stay
+    # in the working files, unstaged.
+    _git(root, "reset", "-q", "--", *paths)
+    return sha
+
+
+def hash_blob(root: Path, data: bytes) -> str:
+    """Store bytes in the repository as a blob (`git hash-object -w`); its id."""
+    try:
+        result = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    if result.returncode != 0:
+        raise GitError(result.stderr.decode("utf-8", "replace").strip() or "git hash-object failed")
+    return result.stdout.decode("ascii").strip()
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob, worked out without asking git."""
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def _tree_entries(root: Path, commit: str, paths: list[str]) -> dict[str, tuple[str, str]]:
+    """(mode, blob id) of each of these paths in a commit."""
+    if not commit or not paths:
+        return {}
+    out = _git(root, "ls-tree", "-z", commit, "--", *paths).stdout
+    entries = {}
+    for record in out.split("\0"):
+        if not record:
+            continue
+        info, _, relpath = record.partition("\t")
+        mode, kind, sha = info.split()
+        if kind == "blob":
+            entries[relpath] = (mode, sha)
+    return entries
+
+
+def committed_blobs(root: Path, paths: list[str]) -> dict[str, str]:
+    """The blob id each of these paths has in HEAD (a path HEAD lacks is left out)."""
+    head = _git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.strip()
+    return {path: sha for path, (_, sha) in _tree_entries(root, head, paths).items()}
+
+
+def read_blob(root: Path, blob: str) -> bytes:
+    try:
+        result = subprocess.run(
+            ["git", "cat-file", "blob", blob], cwd=root, capture_output=True, check=True
+        )
+    except (FileNotFoundError, subprocess.CalledProcessError) as error:
+        raise GitError(f"cannot read {blob} from git") from error
+    return result.stdout
+
+
+def uncommitted(root: Path) -> list[str]:
+    """Paths with changes git has not committed (modified, added, deleted or new)."""
+    result = _git(root, "status", "--porcelain", "-z", "--untracked-files=all", check=False)
+    if result.returncode != 0:
+        return []
+    paths = []
+    records = iter(result.stdout.split("\0"))
+    for record in records:
+        if len(record) < 4:
+            continue
+        status, relpath = record[:2], record[3:]
+        if "R" in status or "C" in status:
+            next(records, None)  # the old name of a rename follows it
+        paths.append(relpath)
+    return paths
 
 
 def last_commit(root: Path, relpath: str) -> str | None:

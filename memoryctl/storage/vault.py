@@ -7,8 +7,10 @@ re-index that file, and commit it with a message that says what and why.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,14 +19,27 @@ import platformdirs
 
 from memoryctl.lifecycle import lifecycle_writes
 from memoryctl.memory import Memory, dates_in_file_style, moment
-from memoryctl.storage import gitrepo, notefile
+from memoryctl.storage import gitrepo, notefile, writelock
 from memoryctl.storage.atomic import ChangedOnDisk, create_all, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
+from memoryctl.storage.scan import is_memory_path
 
 if TYPE_CHECKING:  # the index pulls in SQLAlchemy; import it only when it is opened
     from memoryctl.storage.index import Index, SyncReport
 
 INDEX_FILE = "index.sqlite3"
+
+
+# How long a writer waits for another one to finish before giving up.
+LOCK_TIMEOUT_SECONDS = 5.0
+
+
+def lock_timeout() -> float:
+    """How long a writer waits for the vault: `MEMORYCTL_LOCK_TIMEOUT` seconds, or 5."""
+    try:
+        return max(float(os.environ.get("MEMORYCTL_LOCK_TIMEOUT", "")), 0.0)
+    except ValueError:
+        return LOCK_TIMEOUT_SECONDS
 
 
 class VaultError(Exception):
@@ -45,6 +60,28 @@ def read_file(root: Path, relpath: str, why: str = "no longer exists") -> bytes:
         return (root / relpath).read_bytes()
     except FileNotFoundError:
         raise FileGone(relpath, why) from None
+
+
+class VaultBusy(VaultError):
+    """Another writer held the vault for longer than a writer waits."""
+
+    def __init__(self, holder: str | None, waited: float) -> None:
+        super().__init__(
+            f"the vault is busy (held by {holder or 'another process'}); nothing was "
+            "written, try again"
+        )
+        self.holder = holder
+        self.waited = waited
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What memoryctl's last commit recorded, and what it left for the person."""
+
+    sha: str | None
+    # Files whose working copy also holds the person's own uncommitted edits: the commit
+    # has only memoryctl's change, and their edits stay in the file, uncommitted.
+    left_uncommitted: tuple[str, ...] = ()
 
 
 def index_path(root: Path) -> Path:
@@ -77,6 +114,12 @@ class Vault:
         self.db_path = db_path or index_path(self.root)
         self._index: Index | None = None
         self.last_sync: SyncReport | None = None
+        self.lock_timeout = lock_timeout()
+        self.last_commit: Committed | None = None
+        # Each file written in the current write, as it was before memoryctl wrote it.
+        self._before: dict[str, bytes] = {}
+        # The (size, mtime_ns) of files this process wrote, so its watcher skips them.
+        self.own_writes: dict[str, tuple[int, int]] = {}
 
     @property
     def index(self) -> Index:
@@ -165,6 +208,25 @@ class Vault:
 
     # --- writing ------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the vault's write lock: one writer at a time, whichever face or process.
+
+        Reentrant. Hold it only around a write (read what to change, write, index,
+        commit), never while a person decides something.
+        """
+        lock = writelock.for_vault(self.root)
+        try:
+            lock.acquire(self.lock_timeout)
+        except writelock.Busy as busy:
+            raise VaultBusy(busy.holder, busy.waited) from None
+        try:
+            yield
+        finally:
+            if lock.depth == 1:
+                self._before.clear()
+            lock.release()
+
     def write(
         self,
         loaded: Loaded,
@@ -176,16 +238,24 @@ class Vault:
     ) -> Memory:
         """Change keys (and maybe the body) of one memory file, then index and commit it."""
         note = self.changed_note(loaded, changes, body)
-        path = self.root / loaded.memory.path
-        try:
-            write_atomic(path, note.to_bytes(), loaded.sha)
-        except ChangedOnDisk as error:
-            raise VaultError(str(error)) from None
-        self.index.sync_paths([loaded.memory.path])
-        self.commit([loaded.memory.path, *(extra_paths or [])], message)
-        updated = self.index.by_path(loaded.memory.path)
-        assert updated is not None
-        return updated
+        with self.writing():
+            self._put(loaded.memory.path, note.to_bytes(), loaded.sha)
+            self.index.sync_paths([loaded.memory.path])
+            self.commit([loaded.memory.path, *(extra_paths or [])], message)
+            return self._as_indexed(loaded.memory.path, note, loaded.memory.created)
+
+    def _as_indexed(self, relpath: str, note: notefile.NoteFile, created: str) -> Memory:
+        """The memory just written, as the index holds it; read from the written note if
+        a sync elsewhere has not caught up with it, so a write that succeeded says so."""
+        found = self.index.by_path(relpath)
+        if found is None:
+            self.index.sync_paths([relpath])
+            found = self.index.by_path(relpath)
+        if found is None:
+            from memoryctl.memory import memory_from_note
+
+            found = memory_from_note(relpath, note.data, note.body, created)
+        return found
 
     def changed_note(
         self, loaded: Loaded, changes: dict[str, Any], body: str | None = None
@@ -224,6 +294,15 @@ class Vault:
         Every file is checked before any is written, so a file changed on disk stops
         the whole change rather than half of it.
         """
+        with self.writing():
+            return self._write_many(notes, files, message)
+
+    def _write_many(
+        self,
+        notes: list[tuple[Loaded, notefile.NoteFile]],
+        files: list[tuple[str, bytes, str | None]],
+        message: str,
+    ) -> str | None:
         for loaded, _ in notes:
             if current_sha(self.root / loaded.memory.path) != loaded.sha:
                 raise VaultError(
@@ -235,7 +314,7 @@ class Vault:
                 state = "exists" if expected is None else "changed on disk since memoryctl read it"
                 raise VaultError(f"{relpath} {state}; not overwritten. Read it again and retry.")
         for loaded, note in notes:
-            self.write_file(loaded.memory.path, note.to_bytes(), loaded.sha)
+            self._put(loaded.memory.path, note.to_bytes(), loaded.sha)
         fresh = [(self.root / path, data) for path, data, expected in files if expected is None]
         if len(fresh) > 16:
             # Many new files (an import, a thousand proposals): one flush to disk for all.
@@ -250,42 +329,96 @@ class Vault:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(8) as pool:
-                list(pool.map(lambda file: self.write_file(*file), rest))
+                list(pool.map(lambda file: self._put(*file), rest))
         else:
             for relpath, data, expected in rest:
-                self.write_file(relpath, data, expected)
+                self._put(relpath, data, expected)
         memory_paths = [loaded.memory.path for loaded, _ in notes]
         if memory_paths:
             self.index.sync_paths(memory_paths)
         return self.commit([*memory_paths, *(relpath for relpath, _, _ in files)], message)
 
     def create(self, relpath: str, note: notefile.NoteFile, message: str) -> Memory:
-        path = self.root / relpath
-        try:
-            write_atomic(path, note.to_bytes(), None)
-        except ChangedOnDisk as error:
-            raise VaultError(str(error)) from None
-        self.index.sync_paths([relpath])
-        self.commit([relpath], message)
-        created = self.index.by_path(relpath)
-        assert created is not None
-        return created
+        with self.writing():
+            self._put(relpath, note.to_bytes(), None)
+            self.index.sync_paths([relpath])
+            self.commit([relpath], message)
+            return self._as_indexed(relpath, note, str(note.data.get("created", "")))
 
     def write_file(self, relpath: str, data: bytes, expected_sha: str | None) -> None:
-        """Write a non-memory file of the vault (a proposal, say) safely."""
+        """Write a file of the vault (a memory, a proposal) safely, under the write lock."""
+        with self.writing():
+            self._put(relpath, data, expected_sha)
+
+    def _put(self, relpath: str, data: bytes, expected_sha: str | None) -> None:
+        """`write_file` for a caller that holds the write lock (or runs for one that does)."""
+        path = self.root / relpath
+        memory = is_memory_path(relpath, self.config)
+        if memory and expected_sha is not None and relpath not in self._before:
+            with contextlib.suppress(OSError):
+                self._before[relpath] = path.read_bytes()
         try:
-            write_atomic(self.root / relpath, data, expected_sha)
+            write_atomic(path, data, expected_sha)
         except ChangedOnDisk as error:
             raise VaultError(str(error)) from None
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            if len(self.own_writes) > 10_000:
+                self.own_writes.clear()
+            self.own_writes[relpath] = (st.st_size, st.st_mtime_ns)
 
     def commit(self, relpaths: list[str], message: str) -> str | None:
+        """Commit these paths. Where memoryctl rewrote a memory that also holds the
+        person's own uncommitted edits, only memoryctl's change is committed; the file
+        keeps both, and `last_commit.left_uncommitted` names it."""
         if not self.config.autocommit or not self.is_git:
             return None
-        try:
-            return gitrepo.commit(self.root, relpaths, message)
-        except gitrepo.GitError as error:
-            self.index.notices.append(f"The change was saved but not committed: {error}")
-            return None
+        with self.writing():
+            try:
+                staged, kept = self._only_ours(relpaths)
+                paths = [p for p in relpaths if p not in kept or p in staged]
+                sha = gitrepo.commit(self.root, paths, message, staged) if paths else None
+            except gitrepo.GitError as error:
+                self.last_commit = Committed(None)
+                self.index.notices.append(f"The change was saved but not committed: {error}")
+                return None
+            self.last_commit = Committed(sha, tuple(kept))
+            for relpath in kept:
+                self.index.notices.append(
+                    f"{relpath} also holds edits of your own that are not committed; "
+                    "memoryctl committed only its change and left yours for you to commit"
+                    if relpath in staged
+                    else f"{relpath} holds edits of your own that are not committed, and "
+                    "memoryctl's change could not be told apart from them; nothing of it "
+                    "was committed"
+                )
+            return sha
+
+    def _only_ours(self, relpaths: list[str]) -> tuple[dict[str, bytes], list[str]]:
+        """For each memory written in this write whose file held uncommitted edits before
+        memoryctl changed it: the bytes to commit instead (memoryctl's change applied to
+        the committed version), and the list of such paths."""
+        written = {
+            p: self._before.pop(p)
+            for p in relpaths
+            if p in self._before and is_memory_path(p, self.config)
+        }
+        if not written:
+            return {}, []
+        committed = gitrepo.committed_blobs(self.root, list(written))
+        staged: dict[str, bytes] = {}
+        kept: list[str] = []
+        for relpath, before in written.items():
+            blob = committed.get(relpath)
+            if blob is None or blob == gitrepo.blob_id(before):
+                continue  # new to git, or clean before memoryctl wrote it
+            kept.append(relpath)
+            ours = notefile.replayed(
+                gitrepo.read_blob(self.root, blob), before, (self.root / relpath).read_bytes()
+            )
+            if ours is not None:
+                staged[relpath] = ours
+        return staged, kept
 
     def free_path(self, folder: str, stem: str) -> str:
         """A new file name under folder that no file uses yet."""

@@ -12,7 +12,8 @@ from memoryctl.storage.vault import Vault
 
 
 def relevant_paths(vault: Vault, changes: set[tuple[object, str]]) -> list[str]:
-    """The vault-relative memory paths in a batch of watchfiles changes."""
+    """The vault-relative memory paths in a batch of watchfiles changes, without the
+    files this process wrote itself (it indexed them as it wrote them)."""
     paths = []
     for _, absolute in changes:
         try:
@@ -21,7 +22,25 @@ def relevant_paths(vault: Vault, changes: set[tuple[object, str]]) -> list[str]:
             continue
         if not relpath.startswith("..") and is_memory_path(relpath, vault.config):
             paths.append(relpath)
-    return sorted(set(paths))
+    return sorted(p for p in set(paths) if not _written_here(vault, p))
+
+
+def _written_here(vault: Vault, relpath: str) -> bool:
+    own = vault.own_writes.get(relpath)
+    if own is None:
+        return False
+    try:
+        st = os.stat(vault.root / relpath)
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime_ns) == own
+
+
+def is_temporary(absolute: str) -> bool:
+    """memoryctl's own temporary file (`.NAME.RANDOM.tmp`, see `atomic.write_atomic`),
+    or another program's hidden file: never a memory, and never a folder of them."""
+    name = os.path.basename(absolute)
+    return name.startswith(".") or name.endswith((".tmp", "~"))
 
 
 def watch_vault(
@@ -61,7 +80,7 @@ def watch_vault(
 
 
 def _is_folder_change(vault: Vault, absolute: str) -> bool:
-    if absolute.lower().endswith(".md") or os.path.isfile(absolute):
+    if absolute.lower().endswith(".md") or is_temporary(absolute) or os.path.isfile(absolute):
         return False
     relpath = os.path.relpath(absolute, vault.root).replace(os.sep, "/")
     top = relpath.split("/", 1)[0]

@@ -1,0 +1,247 @@
+"""Many faces on one vault at once: writers in real processes, one at a time."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from memoryctl.actions import NewMemory, add_memory
+from memoryctl.storage import writelock
+from memoryctl.storage.vault import Vault, VaultBusy
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def memoryctl(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "memoryctl", "--vault", str(root), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def cli_json(root: Path, *args: str) -> list[dict]:
+    done = subprocess.run(
+        [sys.executable, "-m", "memoryctl", "--vault", str(root), "--json", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def finished(process: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+HOLD_THE_LOCK = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from memoryctl.storage.vault import Vault
+    vault = Vault(Path(sys.argv[1]))
+    with vault.writing():
+        print("holding", flush=True)
+        time.sleep(float(sys.argv[2]))
+    """
+)
+
+
+def holding_the_lock(root: Path, seconds: float) -> subprocess.Popen:
+    """Another process that holds the vault's write lock for a while."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(root), str(seconds)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+WRITER = textwrap.dedent(
+    """
+    import json, subprocess, sys
+    vault, writer, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    failed = []
+    for n in range(count):
+        done = subprocess.run(
+            [sys.executable, "-m", "memoryctl", "--vault", vault, "add",
+             f"Writer {writer} note {n}", "--tag", "race", "--pin"],
+            capture_output=True, text=True,
+        )
+        if done.returncode or done.stderr:
+            failed.append(done.stderr)
+    print(json.dumps(failed))
+    """
+)
+
+
+def test_parallel_writers_in_real_processes_each_memory_exists_once_and_is_committed(vault_dir):
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(vault_dir), str(w), "5"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(4)
+    ]
+    failures = [json.loads(finished(w)[1]) for w in writers]
+    assert failures == [[], [], [], []]
+    titles = [m["title"] for m in cli_json(vault_dir, "list")]
+    expected = sorted(f"Writer {w} note {n}" for w in range(4) for n in range(5))
+    assert sorted(titles) == expected
+    assert git(vault_dir, "status", "--porcelain") == ""
+    pins = cli_json(vault_dir, "list", "--pinned")
+    assert sorted(m["pin_order"] for m in pins) == list(range(1, 21))
+    subjects = git(vault_dir, "log", "--format=%s").splitlines()
+    assert sorted(s for s in subjects if s.startswith("Add memory:")) == sorted(
+        f"Add memory: {t}" for t in expected
+    )
+
+
+def test_faces_pinning_at_once_never_share_a_pin_order(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    ids = [cli(*v, "add", f"Rule number {n}").out.strip() for n in range(6)]
+    pinners = [memoryctl(vault_dir, "pin", mid) for mid in ids]
+    assert [finished(p)[0] for p in pinners] == [0] * 6
+    orders = [m["pin_order"] for m in cli(*v, "list", "--pinned", "--json").json()]
+    assert sorted(orders) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_writer_that_waits_too_long_is_told_the_vault_is_busy_and_by_whom(vault_dir):
+    holder = holding_the_lock(vault_dir, 5)
+    try:
+        vault = Vault(vault_dir)
+        vault.lock_timeout = 0.3
+        try:
+            add_memory(vault, NewMemory(body="Not now"))
+        except VaultBusy as busy:
+            assert busy.holder is not None and f"pid {holder.pid}" in busy.holder
+            assert busy.waited >= 0.3
+        else:
+            raise AssertionError("the write did not wait for the other writer")
+        vault.close()
+        code, _, err = finished(
+            memoryctl(vault_dir, "add", "Not now", env={"MEMORYCTL_LOCK_TIMEOUT": "0.3"})
+        )
+        assert code == 1
+        assert err.startswith("memoryctl: the vault is busy (held by ")
+        assert f"pid {holder.pid}" in err and "unexpected" not in err
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "Not now" not in git(vault_dir, "log", "--format=%s")
+
+
+def test_a_writer_waits_for_a_short_write_and_then_writes(vault_dir):
+    holder = holding_the_lock(vault_dir, 0.5)
+    code, _, err = finished(memoryctl(vault_dir, "add", "After the other one"))
+    holder.wait()
+    assert (code, err) == (0, "")
+    assert git(vault_dir, "log", "-1", "--format=%s").strip() == "Add memory: After the other one"
+    assert writelock.lock_path(vault_dir.resolve()).parent == vault_dir.resolve() / ".git"
+
+
+def test_readers_do_not_wait_for_a_writer(vault_dir, cli):
+    cli("--vault", str(vault_dir), "add", "Readable while busy")
+    holder = holding_the_lock(vault_dir, 30)
+    try:
+        started = time.monotonic()
+        code, out, _ = finished(
+            memoryctl(vault_dir, "search", "readable", env={"MEMORYCTL_LOCK_TIMEOUT": "20"})
+        )
+        assert code == 0 and "Readable while busy" in out
+        assert time.monotonic() - started < 20
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+# --- git's own lock ---------------------------------------------------------------------
+
+
+def test_a_stale_git_lock_is_named_and_the_memory_is_still_saved(vault_dir, cli):
+    lock = vault_dir / ".git" / "index.lock"
+    lock.write_text("")
+    old = time.time() - 600
+    os.utime(lock, (old, old))
+    result = cli("--vault", str(vault_dir), "add", "Saved anyway")
+    assert result.code == 0 and result.out.strip()
+    assert "saved but not committed" in result.err
+    assert ".git/index.lock was left by a git that stopped 10 min ago" in result.err
+    assert cli("--vault", str(vault_dir), "show", result.out.strip()).code == 0
+
+
+def test_a_commit_waits_for_another_git_to_let_go_of_its_lock(vault_dir, cli):
+    lock = vault_dir / ".git" / "index.lock"
+    lock.write_text("")
+    remover = subprocess.Popen(
+        [sys.executable, "-c", f"import os, time; time.sleep(0.5); os.remove({str(lock)!r})"]
+    )
+    result = cli("--vault", str(vault_dir), "add", "Committed after the wait")
+    remover.wait()
+    assert result.code == 0 and "not committed" not in result.err
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
+# --- commits hold only memoryctl's change --------------------------------------------------
+
+
+def test_a_pin_commits_only_the_pin_and_leaves_the_persons_edit_uncommitted(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    mid = cli(*v, "add", "Deploys go through CI").out.strip()
+    relpath = cli(*v, "show", mid, "--json").json()["path"]
+    path = vault_dir / relpath
+    path.write_text(path.read_text() + "\nA line I added in my editor.\n")
+    result = cli(*v, "pin", mid)
+    assert result.code == 0
+    assert "left yours for you to commit" in result.err and relpath in result.err
+    committed = git(vault_dir, "show", f"HEAD:{relpath}")
+    assert "pinned: true" in committed and "A line I added" not in committed
+    working = path.read_text()
+    assert "pinned: true" in working and "A line I added in my editor." in working
+    assert git(vault_dir, "status", "--porcelain").strip() == f"M {relpath}"
+    diff = git(vault_dir, "diff", "--", relpath)
+    assert "+A line I added in my editor." in diff and "pinned" not in diff
+
+
+def test_the_persons_staged_work_elsewhere_stays_staged_and_out_of_the_commit(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    mid = cli(*v, "add", "Use tabs").out.strip()
+    relpath = cli(*v, "show", mid, "--json").json()["path"]
+    (vault_dir / relpath).write_text((vault_dir / relpath).read_text() + "\nMine.\n")
+    (vault_dir / "notes.txt").write_text("my staged file\n")
+    git(vault_dir, "add", "notes.txt")
+    assert cli(*v, "pin", mid).code == 0
+    assert git(vault_dir, "show", "--name-only", "--format=", "HEAD").split() == [relpath]
+    assert "A  notes.txt" in git(vault_dir, "status", "--porcelain")
+
+
+# --- the watcher and memoryctl's own writes ------------------------------------------------
+
+
+def test_the_watcher_takes_no_temporary_file_for_a_folder_and_skips_its_own_writes(vault_dir):
+    from memoryctl.storage.watch import _is_folder_change, relevant_paths
+
+    vault = Vault(vault_dir)
+    memory = add_memory(vault, NewMemory(body="Written here"))
+    gone_tmp = str(vault.root / "memories" / "default" / ".note.md.1a2b3c4d.tmp")
+    assert not _is_folder_change(vault, gone_tmp)
+    assert _is_folder_change(vault, str(vault.root / "memories" / "old-folder"))
+    written = str(vault.root / memory.path)
+    assert relevant_paths(vault, {(2, written), (2, gone_tmp)}) == []
+    (vault.root / memory.path).write_text((vault.root / memory.path).read_text() + "More.\n")
+    assert relevant_paths(vault, {(2, written)}) == [memory.path]
+    vault.close()
