@@ -97,8 +97,23 @@ def test_parallel_writers_in_real_processes_each_memory_exists_once_and_is_commi
         )
         for w in range(4)
     ]
+    reindexing = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys\n"
+            "for _ in range(3):\n"
+            "    done = subprocess.run([sys.executable, '-m', 'memoryctl', '--vault', sys.argv[1],"
+            " 'reindex', '--full'], capture_output=True, text=True)\n"
+            "    print(done.returncode, done.stderr.strip(), flush=True)",
+            str(vault_dir),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     failures = [json.loads(finished(w)[1]) for w in writers]
     assert failures == [[], [], [], []]
+    assert finished(reindexing)[1].splitlines() == ["0 "] * 3
     titles = [m["title"] for m in cli_json(vault_dir, "list")]
     expected = sorted(f"Writer {w} note {n}" for w in range(4) for n in range(5))
     assert sorted(titles) == expected

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from memoryctl.storage.config import VaultConfig
 from memoryctl.storage.contest_queries import ContestQueries
-from memoryctl.storage.index_connection import IndexCorrupt, is_index_error
+from memoryctl.storage.index_connection import IndexCorrupt, building_lock, is_index_error
 from memoryctl.storage.index_format import FTS_DDL, SCHEMA_VERSION
 from memoryctl.storage.index_health import IndexHealth
 from memoryctl.storage.index_lists import IndexLists, ListFilters
@@ -63,6 +63,13 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries):
     def open(cls, db_path: Path, root: Path, config: VaultConfig) -> Index:
         """Open the index, rebuilding it when it is missing, corrupt or out of date."""
         db_path.parent.mkdir(parents=True, exist_ok=True)
+        # One process at a time decides whether the file must be rebuilt, and creates the
+        # tables: two at once would delete each other's index or create a table twice.
+        with building_lock(db_path):
+            return cls._open(db_path, root, config)
+
+    @classmethod
+    def _open(cls, db_path: Path, root: Path, config: VaultConfig) -> Index:
         existed = db_path.exists()
         reason = None
         index: Index | None = None
@@ -126,8 +133,10 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries):
 
 
 def remove_index(db_path: Path) -> None:
-    """Delete an index; the next open builds it again from the vault."""
-    _remove_db(db_path)
+    """Delete an index; the next open builds it again from the vault. Waits for a
+    process that is building it."""
+    with building_lock(db_path):
+        _remove_db(db_path)
 
 
 def _remove_db(db_path: Path) -> None:

@@ -54,6 +54,11 @@ class IndexConnection:
         with self._lock:
             self._conn.close()
 
+    def building(self, timeout: float = 300) -> contextlib.AbstractContextManager[object]:
+        """The lock that one process at a time holds to create, rebuild or bulk-load the
+        index file (so none deletes or half-reads an index another is building)."""
+        return building_lock(self.db_path, timeout)
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
@@ -76,3 +81,9 @@ class IndexConnection:
 
     def _memories(self, sql: str, params: Sequence[object] = ()) -> list[Memory]:
         return [memory_from_doc(doc, body) for doc, body in self._execute(sql, params)]
+
+
+def building_lock(db_path: Path, timeout: float = 300) -> contextlib.AbstractContextManager[object]:
+    from filelock import FileLock
+
+    return FileLock(f"{db_path}.lock", timeout=timeout, thread_local=False)

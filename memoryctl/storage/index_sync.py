@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -72,11 +73,9 @@ class IndexSync(IndexConnection):
             todo.append(stat)
         gone = [path for path in stamps if path not in seen]
         if todo or gone:
-            known = self._known(
-                None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
-            )
+            paths = None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
             with self._bulk_load(not stamps and len(todo) > _BULK_LOAD):
-                self._apply(todo, gone, known, report, progress)
+                self._apply(todo, gone, paths, report, progress)
         report.problems = self.broken_files()
         report.seconds = time.perf_counter() - started
         return report
@@ -90,7 +89,7 @@ class IndexSync(IndexConnection):
         if not on:
             yield
             return
-        with self._lock:
+        with self._lock, self.building():
             try:
                 self._conn.execute("PRAGMA journal_mode=OFF")
             except sqlite3.OperationalError:  # another process has the index open
@@ -123,37 +122,43 @@ class IndexSync(IndexConnection):
             todo.append(FileStat(relpath, st.st_size, st.st_mtime_ns))
         report.scanned = len(todo)
         if todo or gone:
-            known = self._known([s.relpath for s in todo] + gone)
-            gone = [p for p in gone if p in known]
-            self._apply(todo, gone, known, report, None)
+            self._apply(todo, gone, [s.relpath for s in todo] + gone, report, None)
         report.seconds = time.perf_counter() - started
         return report
 
-    def _known(self, paths: list[str] | None) -> dict[str, tuple[int, int, int, str, str]]:
+    def _known(
+        self, conn: sqlite3.Connection, paths: list[str] | None
+    ) -> dict[str, tuple[int, int, int, str, str]]:
         """What the index holds for these paths (all paths when None)."""
         sql = "SELECT rowid, path, size, mtime_ns, sha, mid FROM notes"
         if paths is None:
-            rows = self._execute(sql)
+            rows = conn.execute(sql).fetchall()
         else:
             rows = []
             for start in range(0, len(paths), 500):
                 part = paths[start : start + 500]
-                rows += self._execute(sql + f" WHERE path IN ({','.join('?' * len(part))})", part)
+                marks = ",".join("?" * len(part))
+                rows += conn.execute(sql + f" WHERE path IN ({marks})", part).fetchall()
         return {path: (rowid, size, mtime, sha, mid) for rowid, path, size, mtime, sha, mid in rows}
 
     def _apply(
         self,
         todo: list[FileStat],
         gone: list[str],
-        known: dict[str, tuple[int, int, int, str, str]],
+        paths: list[str] | None,
         report: SyncReport,
         progress: Progress | None,
     ) -> None:
         total = len(todo)
         done = 0
         changed_rows: list[int] = []
-        gone_mids = {known[p][4]: p for p in gone}
         with self._transaction() as conn:
+            # Read inside the transaction: another process (or thread) may have synced
+            # the same files since this one looked, and its rows are the ones to replace.
+            known = self._known(conn, paths)
+            # A file that is back on disk was written after the scan missed it.
+            gone = [p for p in gone if p in known and not os.path.lexists(self.root / p)]
+            gone_mids = {known[p][4]: p for p in gone}
             for path in gone:
                 self._delete_row(conn, known[path][0])
             stats = [(s.relpath, s.size, s.mtime_ns) for s in todo]
