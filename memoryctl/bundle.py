@@ -127,8 +127,16 @@ def visibility_reason(memory: Memory, profile: Profile) -> str | None:
     return None
 
 
-def lineage_reason(memory: Memory, profile: Profile, ancestors: Mapping[str, Memory]) -> str | None:
-    """A memory derived from one the profile may not see is held out with it."""
+# Each id a memory was derived from, with every file that has it (usually one).
+Ancestors = Mapping[str, Sequence[Memory]]
+
+
+def lineage_reason(memory: Memory, profile: Profile, ancestors: Ancestors) -> str | None:
+    """A memory derived from one the profile may not see is held out with it.
+
+    Where files share a source's id, the source is ambiguous: the memory is held out
+    unless the profile may see every one of them (it fails closed).
+    """
     # Every source is checked, however many there are: a summary of a hundred notes must
     # not slip through because its secret source came last. `seen` stops cycles.
     seen: set[str] = set()
@@ -138,12 +146,16 @@ def lineage_reason(memory: Memory, profile: Profile, ancestors: Mapping[str, Mem
         if mid in seen:
             continue
         seen.add(mid)
-        source = ancestors.get(mid)
-        if source is None:
-            continue
-        if visibility_reason(source, profile):
+        sources = ancestors.get(mid, ())
+        if any(visibility_reason(source, profile) for source in sources):
+            if len(sources) > 1:
+                return (
+                    f"outside the profile: its source id is ambiguous ({mid} is used by "
+                    f"{len(sources)} files, not all of which the profile may see)"
+                )
             return f"outside the profile: derived from {mid}, which the profile may not see"
-        todo.extend(source.derived_from)
+        for source in sources:
+            todo.extend(source.derived_from)
     return None
 
 
@@ -159,20 +171,25 @@ def status_reason(memory: Memory) -> str | None:
     return None
 
 
-def _ancestors(index: Index, memories: Sequence[Memory]) -> dict[str, Memory]:
+def _ancestors(index: Index, memories: Sequence[Memory]) -> dict[str, list[Memory]]:
     """Every memory these were derived from, however far back: one query per generation.
+    Each id maps to every file that has it, so twins are all checked.
 
     An id that names no memory (its file was deleted) is asked for once, not again in
     every generation; a cycle of hand-edited `derived_from` lists ends the walk.
     """
-    found: dict[str, Memory] = {}
+    found: dict[str, list[Memory]] = {}
     missing: set[str] = set()
     todo = {mid for m in memories for mid in m.derived_from}
     while todo:
-        batch = index.get_many(todo)
+        batch = index.with_ids(todo)
         found.update(batch)
         missing |= todo - batch.keys()
-        todo = {mid for m in batch.values() for mid in m.derived_from} - found.keys() - missing
+        todo = (
+            {mid for twins in batch.values() for m in twins for mid in m.derived_from}
+            - found.keys()
+            - missing
+        )
     return found
 
 
@@ -308,7 +325,7 @@ class _Builder:
     # The sources of what is shown beside an entry (the corrections on its `now:` lines,
     # the facts in a conflict), so that one derived from a memory the profile may not
     # see is held back like any other memory.
-    beside_ancestors: dict[str, Memory] = field(default_factory=dict)
+    beside_ancestors: dict[str, list[Memory]] = field(default_factory=dict)
 
     def sees(self, memory: Memory) -> bool:
         return not (
@@ -319,7 +336,7 @@ class _Builder:
     def exclude(self, memory: Memory, reason: str) -> None:
         self.excluded.append(Excluded(memory.id, memory.title, reason))
 
-    def admissible(self, memory: Memory, ancestors: Mapping[str, Memory]) -> bool:
+    def admissible(self, memory: Memory, ancestors: Ancestors) -> bool:
         reason = (
             status_reason(memory)
             or visibility_reason(memory, self.profile)

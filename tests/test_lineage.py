@@ -157,3 +157,55 @@ def test_a_lineage_cycle_ends_the_cascade_and_doctor_reports_it(vault_dir, cli):
     assert "derived_from forms a cycle: aaaaaaaaaa → cccccccccc → bbbbbbbbbb → aaaaaaaaaa" in (
         doctor.out
     )
+
+
+# --- duplicate ids fail closed -------------------------------------------------------------
+
+TWIN_PROFILES = """
+[profiles.work]
+namespaces = ["work"]
+visibility = "private"
+
+[profiles.everything]
+namespaces = ["*"]
+visibility = "secret"
+"""
+
+
+def _note(vault: Path, relpath: str, front: str, body: str) -> None:
+    path = vault / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\n{front}---\n{body}\n", encoding="utf-8")
+
+
+def test_a_summary_of_an_id_two_files_share_is_held_out_unless_the_profile_sees_both(
+    vault_dir, cli
+):
+    with open(vault_dir / "memoryctl.toml", "a", encoding="utf-8") as handle:
+        handle.write(TWIN_PROFILES)
+    _note(
+        vault_dir,
+        "memories/work/source.md",
+        "id: twin000001\ntitle: Offsite plan\nnamespace: work\nvisibility: private\n",
+        "The offsite is in Berlin.",
+    )
+    _note(
+        vault_dir,
+        "memories/personal/source-copy.md",
+        "id: twin000001\ntitle: Medication\nnamespace: personal\nvisibility: secret\n",
+        "Levothyroxine every morning.",
+    )
+    _note(
+        vault_dir,
+        "memories/work/summary.md",
+        "id: summ000001\ntitle: Offsite checklist\nnamespace: work\nvisibility: private\n"
+        "pinned: true\npin_order: 1\nderived_from: [twin000001]\n",
+        "Pack the levothyroxine for Berlin.",
+    )
+    v = ("--vault", str(vault_dir))
+    work = cli(*v, "preview", "--profile", "work", "--json").json()
+    held = {x["id"]: x["reason"] for x in work["excluded"]}
+    assert "its source id is ambiguous" in held["summ000001"]
+    assert "levothyroxine" not in work["text"].lower()
+    everything = cli(*v, "preview", "--profile", "everything", "--json").json()
+    assert "Pack the levothyroxine for Berlin." in everything["text"]

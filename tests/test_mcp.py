@@ -261,6 +261,40 @@ async def test_a_client_disconnecting_mid_write_leaves_no_half_written_file(tmp_
         assert git(vault, "status", "--porcelain") == ""
 
 
+async def test_an_agent_writing_while_the_cli_writes_gets_every_call_stored_once(tmp_path):
+    vault = make_vault(tmp_path / "vault")
+    cli_writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys\n"
+            "for n in range(12):\n"
+            "    done = subprocess.run([sys.executable, '-m', 'memoryctl', '--vault', sys.argv[1],"
+            " 'add', f'Script note {n}', '--namespace', 'work'], capture_output=True, text=True)\n"
+            "    print(done.returncode, done.stderr.strip(), flush=True)",
+            str(vault),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    answers = []
+    async with Client(stdio_params(vault, "--profile", "work", "--agent", "claude-code")) as c:
+        for n in range(12):
+            answers.append(await c.call_tool("remember", {"body": f"Agent note {n}"}))
+    cli_out, _ = cli_writer.communicate(timeout=300)
+    assert [text_of(a) for a in answers if a.is_error] == []
+    assert [line.split(" ", 1)[0] for line in cli_out.splitlines()] == ["0"] * 12
+    assert "not committed" not in cli_out
+    titles = [
+        notefile.parse_bytes(p.read_bytes()).data.get("title")
+        for p in (vault / "memories" / "work").glob("*.md")
+    ]
+    for n in range(12):
+        assert titles.count(f"Agent note {n}") == 1
+        assert titles.count(f"Script note {n}") == 1
+    assert git(vault, "status", "--porcelain") == ""
+
+
 # --- tokens over HTTP ----------------------------------------------------------------------
 
 

@@ -91,11 +91,16 @@ def cmd_doctor(args: argparse.Namespace) -> None:
 
 def _fix(args: argparse.Namespace, vault) -> None:
     """Show the plan of repairs, ask once, and apply all of them in one commit."""
+    from memoryctl.leftovers import leftovers, remove
     from memoryctl.repairs import apply_repairs, planned_repairs
 
     repairs = planned_repairs(vault)
-    plan = [r.line() for r in repairs]
-    if not repairs:
+    # What a write cut short left (a temporary file, a stale git lock) goes first: a
+    # stale lock would stop the repairs' commit.
+    leftover = [found for found in leftovers(vault) if found.removable]
+    plan = [f"{found.path}: remove it (left by a write that stopped)" for found in leftover]
+    plan += [r.line() for r in repairs]
+    if not plan:
         if args.json:
             emit_json({"planned": [], "applied": False, "commit": None})
         else:
@@ -112,10 +117,13 @@ def _fix(args: argparse.Namespace, vault) -> None:
         if answer not in ("y", "yes"):
             say("Nothing changed.")
             return
-    commit = apply_repairs(vault, repairs)
+    removed = remove(vault, leftover)
+    commit = apply_repairs(vault, repairs) if repairs else None
     if args.json:
-        emit_json({"planned": plan, "applied": True, "commit": commit})
+        emit_json({"planned": plan, "applied": True, "commit": commit, "removed": removed})
     else:
+        for path in removed:
+            say(f"Removed {path}.")
         say(f"Fixed {len(plan)}." + (f" Commit {commit[:12]}." if commit else ""))
 
 
@@ -167,7 +175,11 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("reindex", cmd_reindex, "bring the index up to date")
     p.add_argument("--full", action="store_true", help="rebuild the index from scratch")
     p = command("doctor", cmd_doctor, "report unreadable files, duplicate ids and other problems")
-    p.add_argument("--fix", action="store_true", help="show the repairs it can make, and ask")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="show the repairs it can make (and what a stopped write left to remove), and ask",
+    )
     p.add_argument("--yes", action="store_true", help="with --fix: apply without asking")
     p = command("history", cmd_history, "a memory's commits and diffs")
     p.add_argument("id", metavar="ID")

@@ -45,7 +45,7 @@ from memoryctl.mcp.guidance import (
 from memoryctl.mcp.view import Caller
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, load_config
 from memoryctl.storage.gitrepo import GitError
-from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.storage.vault import Vault, VaultBusy, VaultError
 
 SERVER_NAME = "memoryctl"
 PINS_URI = "memoryctl://pins"
@@ -173,6 +173,11 @@ def _refusing(run: Callable[[], CallToolResult]) -> CallToolResult:
         return run()
     except ToolError:
         raise
+    except VaultBusy as busy:
+        raise ToolError(
+            f"the vault is busy (held by {busy.holder or 'another process'}); nothing was "
+            "stored. Call the tool again in a few seconds"
+        ) from None
     except _REFUSALS as error:
         raise ToolError(str(error)) from None
 

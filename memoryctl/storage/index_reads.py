@@ -36,6 +36,20 @@ class IndexReads(IndexConnection):
                 result[memory.id] = memory
         return result
 
+    def with_ids(self, mids: Iterable[str]) -> dict[str, list[Memory]]:
+        """Every file with each of these ids, in path order: usually one; two or more
+        when files share an id (which `doctor` reports)."""
+        mids = list(dict.fromkeys(mids))
+        result: dict[str, list[Memory]] = {}
+        for start in range(0, len(mids), 500):
+            part = mids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for memory in self._memories(
+                f"SELECT doc, body FROM notes WHERE mid IN ({marks}) ORDER BY path", part
+            ):
+                result.setdefault(memory.id, []).append(memory)
+        return result
+
     def by_rowids(self, rowids: Sequence[int]) -> list[Memory]:
         if not rowids:
             return []
