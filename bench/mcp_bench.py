@@ -106,7 +106,14 @@ def _start_http(root: Path, env: dict[str, str], log_path: Path) -> tuple[subpro
     raise RuntimeError("the HTTP server did not start")
 
 
-async def _http_load(url: str, token: str, messages: list[str], keywords: list[str]) -> dict:
+async def _http_load(
+    url: str,
+    token: str,
+    messages: list[str],
+    keywords: list[str],
+    clients: int = CLIENTS,
+    calls_each: int = CALLS_PER_CLIENT,
+) -> dict:
     times: list[float] = []
     errors: list[str] = []
 
@@ -117,7 +124,7 @@ async def _http_load(url: str, token: str, messages: list[str], keywords: list[s
             httpx2.AsyncClient(headers=headers, timeout=60) as http,
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
-            for _ in range(CALLS_PER_CLIENT):
+            for _ in range(calls_each):
                 if rng.random() < 0.5:
                     tool, arguments = "get_context", {"message": rng.choice(messages)}
                 else:
@@ -133,12 +140,12 @@ async def _http_load(url: str, token: str, messages: list[str], keywords: list[s
 
     started = time.perf_counter()
     async with anyio.create_task_group() as group:
-        for number in range(CLIENTS):
+        for number in range(clients):
             group.start_soon(one_client, number)
     wall = time.perf_counter() - started
     return {
-        "clients": CLIENTS,
-        "calls_each": CALLS_PER_CLIENT,
+        "clients": clients,
+        "calls_each": calls_each,
         "errors": len(errors),
         "first_errors": errors[:3],
         "calls_per_s": round(len(times) / wall, 1),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bench import (
     bundle_bench,
+    concurrency_bench,
     corrections_bench,
     import_bench,
     index_bench,
@@ -30,6 +31,7 @@ BENCHMARKS = {
     "tui": tui_bench.run,
     "recall": recall_quality.run,
     "import": import_bench.run,
+    "concurrency": concurrency_bench.run,
 }
 
 

@@ -1,0 +1,188 @@
+"""Many faces on one vault at once: parallel writers, and many HTTP agents reading.
+
+- 4 CLI writer processes, each running `memoryctl add` 50 times, while an MCP agent
+  (the SDK's client over stdio) calls `remember` 50 times: errors, duplicates and
+  uncommitted paths (all must be 0), writes a second, and the p95 wait for the vault's
+  write lock;
+- 20 HTTP MCP clients x 100 calls (get_context and recall): errors, p95, calls a second.
+
+At the smoke size (--n 1000) each writer makes 5 writes and each HTTP client 10 calls.
+
+    python -m bench.concurrency_bench --n 10000
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client import Client
+
+from bench.common import bench_main, fresh_cache, log, machine, ms, synth_vault
+from bench.mcp_bench import MEMORYCTL, PROFILE, _env, _http_load, _start_http, _stdio
+from bench.synthvault import SynthSpec, keyword_queries, message_queries
+from memoryctl.actions import init_vault
+from memoryctl.storage.vault import Vault
+
+WRITERS = 4
+CLIENTS = 20
+
+# One writer process: `memoryctl add` through the CLI's own entry point, N times, then
+# its errors and the waits its write lock recorded, as JSON on stdout.
+WRITER = textwrap.dedent(
+    """
+    import contextlib, io, json, sys
+    from memoryctl.cli import main
+    from memoryctl.storage import writelock
+    vault, writer, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    errors = []
+    for n in range(count):
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(["--vault", vault, "add", f"Writer {writer} wrote note {n}"])
+        said = [s for s in err.getvalue().splitlines() if not s.startswith("The index")]
+        if code or said:
+            errors.append(err.getvalue()[:300])
+    print(json.dumps({"errors": errors, "waits": list(writelock.WAITS)}))
+    """
+)
+
+
+async def _agent_writes(root: Path, env: dict[str, str], count: int) -> list[str]:
+    errors = []
+    async with Client(_stdio(root, env)) as client:
+        for n in range(count):
+            result = await client.call_tool("remember", {"body": f"Agent wrote note {n}"})
+            if result.is_error:
+                errors.append(str(result.content)[:300])
+    return errors
+
+
+def _writers(root: Path, env: dict[str, str], writes: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(root), str(w), str(writes)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(WRITERS)
+    ]
+    agent_errors = anyio.run(_agent_writes, root, env, writes)
+    outputs = [json.loads(p.communicate()[0]) for p in processes]
+    wall = time.perf_counter() - started
+    errors = [e for out in outputs for e in out["errors"]] + agent_errors
+    waits = sorted(w for out in outputs for w in out["waits"])
+    vault = Vault(root)
+    try:
+        titles = [m.title for m in vault.index.list() if "wrote note" in m.title]
+    finally:
+        vault.close()
+    counts = collections.Counter(titles)
+    expected = {f"Writer {w} wrote note {n}" for w in range(WRITERS) for n in range(writes)}
+    expected |= {f"Agent wrote note {n}" for n in range(writes)}
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
+    total = writes * (WRITERS + 1)
+    return {
+        "writers": f"{WRITERS} CLI processes x {writes} writes + an MCP agent x {writes}",
+        "errors": len(errors),
+        "first_errors": errors[:3],
+        "duplicates": sum(c - 1 for c in counts.values() if c > 1),
+        "missing": len(expected - counts.keys()),
+        "uncommitted_paths": len(status.splitlines()),
+        "writes_per_s": round(total / wall, 2),
+        "lock_wait_p50_ms": ms(waits[len(waits) // 2]) if waits else None,
+        "lock_wait_p95_ms": ms(waits[min(len(waits) - 1, int(len(waits) * 0.95))])
+        if waits
+        else None,
+        "lock_wait_max_ms": ms(waits[-1]) if waits else None,
+    }
+
+
+def _token(root: Path, env: dict[str, str]) -> tuple[str, str]:
+    agent = f"bench-load-{os.getpid()}"
+    added = subprocess.run(
+        [*MEMORYCTL, "agents", "add", agent, "--profile", "work", "--vault", str(root), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return agent, json.loads(added.stdout)["token"]
+
+
+def run(n: int, workdir: Path) -> dict[str, object]:
+    name = f"concurrency-{n}"
+    info = synth_vault(workdir, name, SynthSpec(n=n, pins=30))
+    root = info.root
+    (root / "memoryctl.toml").write_text(
+        "[git]\nautocommit = true\n\n[mcp]\nwrites_per_minute = 1000\n" + PROFILE,
+        encoding="utf-8",
+    )
+    init_vault(root)  # a new repository: its first commit holds the whole vault
+    fresh_cache(workdir, name)
+    env = _env(workdir)
+    vault = Vault(root)
+    _ = vault.index
+    vault.close()
+    smoke = n < 10_000
+    writes = 5 if smoke else 50
+    calls = 10 if smoke else 100
+
+    written = _writers(root, env, writes)
+    log(
+        f"writers: {written['errors']} errors, {written['duplicates']} duplicates, "
+        f"{written['uncommitted_paths']} uncommitted, {written['writes_per_s']} writes/s, "
+        f"lock wait p95 {written['lock_wait_p95_ms']} ms"
+    )
+
+    rng = random.Random(17)
+    messages = message_queries(info, 200, rng)
+    keywords = keyword_queries(info, 200, rng)
+    agent, token = _token(root, env)
+    process, url = _start_http(root, env, workdir / f"{name}-http.log")
+    try:
+        load = anyio.run(_http_load, url, token, messages, keywords, CLIENTS, calls)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        subprocess.run(
+            [*MEMORYCTL, "agents", "revoke", agent, "--vault", str(root)],
+            env=env,
+            capture_output=True,
+        )
+    log(
+        f"HTTP {CLIENTS}x{calls}: {load['errors']} errors, p95 {load['p95_ms']} ms, "
+        f"{load['calls_per_s']} calls/s"
+    )
+    return {
+        "benchmark": "concurrency",
+        "memories": n,
+        "machine": machine(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "parallel_writes": written,
+        "http_concurrent": load,
+        "targets_at_10k": {
+            "errors": 0,
+            "duplicates": 0,
+            "uncommitted_paths": 0,
+            "http_errors": 0,
+            "http_calls_per_s": 274,
+        },
+    }
+
+
+if __name__ == "__main__":
+    bench_main(run, __doc__)
