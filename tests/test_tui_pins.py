@@ -93,6 +93,30 @@ async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) ->
         assert isinstance(app.screen, PinsScreen)
 
 
+async def test_reordering_a_pin_the_person_edited_commits_only_the_order_and_says_so(
+    app: MemoryApp, vault: Vault
+) -> None:
+    import subprocess
+
+    first = vault.index.pins()[0]
+    path = vault.root / first.path
+    path.write_text(path.read_text() + "\nMy own line, not committed.\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, PinsScreen)
+        await until(pilot, lambda: screen.state is not None)
+        await pilot.press("J")
+        await settled(pilot)
+        await until(pilot, lambda: any("stay uncommitted" in t for t in toasts(app)))
+    assert [t for t in toasts(app) if first.path in t]
+    committed = subprocess.run(
+        ["git", "show", f"HEAD:{first.path}"], cwd=vault.root, capture_output=True, text=True
+    ).stdout
+    assert "pin_order: 2" in committed and "My own line" not in committed
+    assert "My own line, not committed." in path.read_text()
+
+
 async def test_meter_warns_when_the_pins_alone_pass_the_budget(vault_path, vault: Vault) -> None:
     config = vault_path / "memoryctl.toml"
     config.write_text(config.read_text() + "\n[profiles.tiny]\nbudget = 100\n")

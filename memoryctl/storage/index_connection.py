@@ -39,6 +39,13 @@ class IndexConnection:
         self.built_fresh = False
         self._lock = threading.RLock()
         self._conn = self._connect()
+        # The thread that opened the index reads through the main connection; any other
+        # thread (a server's workers) gets a read-only connection of its own, so readers
+        # run side by side instead of queueing for the one connection.
+        self._owner = threading.get_ident()
+        self._writing: int | None = None  # the thread inside a transaction
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
@@ -52,7 +59,31 @@ class IndexConnection:
 
     def close(self) -> None:
         with self._lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
+            self._local = threading.local()
             self._conn.close()
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """This thread's own read-only connection, or None to use the main one."""
+        me = threading.get_ident()
+        if me == self._owner or me == self._writing:
+            return None
+        reader = getattr(self._local, "conn", None)
+        if reader is None:
+            try:
+                reader = sqlite3.connect(
+                    f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False, timeout=30
+                )
+            except sqlite3.Error:
+                return None
+            reader.execute("PRAGMA cache_size=-16384")
+            reader.execute("PRAGMA temp_store=MEMORY")
+            with self._lock:
+                self._readers.append(reader)
+            self._local.conn = reader
+        return reader
 
     def building(self, timeout: float = 300) -> contextlib.AbstractContextManager[object]:
         """The lock that one process at a time holds to create, rebuild or bulk-load the
@@ -63,21 +94,27 @@ class IndexConnection:
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
+            outer, self._writing = self._writing, threading.get_ident()
             try:
                 yield self._conn
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._writing = outer
             self._conn.execute("COMMIT")
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        with self._lock:
-            try:
+        reader = self._reader()
+        try:
+            if reader is not None:
+                return reader.execute(sql, params).fetchall()
+            with self._lock:
                 return self._conn.execute(sql, params).fetchall()
-            except sqlite3.DatabaseError as error:
-                if isinstance(error, sqlite3.OperationalError) and "fts5" in str(error):
-                    raise
-                raise IndexCorrupt(str(error)) from error
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError) and "fts5" in str(error):
+                raise
+            raise IndexCorrupt(str(error)) from error
 
     def _memories(self, sql: str, params: Sequence[object] = ()) -> list[Memory]:
         return [memory_from_doc(doc, body) for doc, body in self._execute(sql, params)]

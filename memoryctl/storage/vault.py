@@ -220,6 +220,8 @@ class Vault:
             lock.acquire(self.lock_timeout)
         except writelock.Busy as busy:
             raise VaultBusy(busy.holder, busy.waited) from None
+        if lock.depth == 1:
+            self.last_commit = None  # what this write commits, not an earlier one
         try:
             yield
         finally:

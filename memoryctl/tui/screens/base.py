@@ -37,6 +37,15 @@ def stored_index(vault: Vault) -> Index | None:
     return None if index.built_fresh or index.notices else index
 
 
+def kept_edits(vault: Vault) -> str:
+    """A toast's words for the person's own edits that memoryctl's last commit left out."""
+    commit = vault.last_commit
+    if commit is None or not commit.left_uncommitted:
+        return ""
+    files = ", ".join(commit.left_uncommitted)
+    return f" Your own edits in {files} stay uncommitted, for you to commit."
+
+
 def describe(error: BaseException) -> str:
     from memoryctl.errors import describe as describe_error
 

@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
-from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, kept_edits, opened_index
 from memoryctl.tui.widgets import MemoryView
 from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
@@ -395,7 +395,8 @@ class MemoryScreen(AppScreen):
         from memoryctl.actions import set_pinned
 
         updated = set_pinned(self.vault, memory.id, pinned)
-        self.post_message(self.Done(updated, "Pinned" if pinned else "Unpinned"))
+        said = "Pinned" if pinned else "Unpinned"
+        self.post_message(self.Done(updated, said + kept_edits(self.vault)))
 
     def action_edit(self) -> None:
         from memoryctl.tui.screens.editor import EditorScreen

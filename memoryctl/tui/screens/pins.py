@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Select
 from textual.widgets.option_list import Option
 
-from memoryctl.tui.screens.base import AppScreen, opened_index
+from memoryctl.tui.screens.base import AppScreen, kept_edits, opened_index
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.pick_memory import PickMemoryScreen
 from memoryctl.tui.widgets.token_meter import TokenMeter
@@ -211,7 +211,7 @@ class PinsScreen(AppScreen):
         from memoryctl.actions import reorder_pins
 
         reorder_pins(self.vault, ids)
-        self.post_message(self.Done(""))
+        self.post_message(self.Done(kept_edits(self.vault).strip()))
 
     def action_unpin(self) -> None:
         row = self.current
@@ -236,7 +236,8 @@ class PinsScreen(AppScreen):
         from memoryctl.actions import set_pinned
 
         memory = set_pinned(self.vault, memory_id, pinned)
-        self.post_message(self.Done(said if not pinned else f"Pinned “{memory.title}”"))
+        said = said if not pinned else f"Pinned “{memory.title}”"
+        self.post_message(self.Done(said + kept_edits(self.vault)))
 
     @on(Done)
     def done(self, message: Done) -> None:
