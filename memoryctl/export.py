@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -230,21 +230,17 @@ def export(
     fmt: str,
     out: str | None,
     cwd: Path,
-    *,
-    refuse: Callable[[Path], str | None] | None = None,
 ) -> Written | str:
     """Write the bundle for `fmt`; markdown and json without --out return the text.
 
-    `refuse` may veto a target with a reason (the CLI refuses a file the vault would
-    then read as a memory, which would feed the bundle back into itself).
+    Only a file an agent reads is written (see `owned_target`): never git's files,
+    a vault's settings or proposals, or a file a vault would read as a memory, which
+    would feed the bundle back into itself.
     """
     if out is None and fmt not in DEFAULT_PATHS:
         return render(bundle, fmt)
     target = safe_path(out or DEFAULT_PATHS[fmt], cwd)
     target, notes = _redirect(fmt, target, cwd)
-    reason = refuse(target) if refuse else None
-    if reason:
-        raise ExportError(reason)
     before = current_sha(target)
     old_text, text = planned(bundle, fmt, target)
     load = what_is_loaded(target.name, text, marked_block(bundle) if fmt in MARKED else None)

@@ -76,10 +76,10 @@ def cmd_preview(args: argparse.Namespace) -> None:
 def cmd_export(args: argparse.Namespace) -> None:
     from memoryctl.export import ExportError, Written, export
 
-    vault, bundle = _bundle(args)
+    _, bundle = _bundle(args)
     args.format = args.format or bundle.profile.format
     try:
-        result = export(bundle, args.format, args.out, Path.cwd(), refuse=_read_as_memory(vault))
+        result = export(bundle, args.format, args.out, Path.cwd())
     except ExportError as error:
         raise UserError(str(error)) from None
     if isinstance(result, str):
@@ -106,26 +106,6 @@ def cmd_export(args: argparse.Namespace) -> None:
     if result.load is not None and (result.load.is_cut or not args.json):
         note(("WARNING: " if result.load.is_cut else "") + result.load.message())
     _report(bundle)
-
-
-def _read_as_memory(vault):
-    """A veto for export targets that the vault would index as a memory."""
-    from memoryctl.storage.scan import is_memory_path
-
-    def check(target: Path) -> str | None:
-        try:
-            relpath = target.relative_to(vault.root).as_posix()
-        except ValueError:
-            return None
-        if not is_memory_path(relpath, vault.config):
-            return None
-        return (
-            f"{relpath} is inside the vault {vault.root} and would be read as a memory, "
-            "so the next bundle would recall the last one; add it to [vault] ignore in "
-            "memoryctl.toml, or export somewhere else"
-        )
-
-    return check
 
 
 def _options(p: argparse.ArgumentParser) -> None:
