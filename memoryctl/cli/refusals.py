@@ -7,6 +7,7 @@ from memoryctl import review, review_actions
 from memoryctl.anchors import NoCodeRepository
 from memoryctl.editor_command import EditorNotFound
 from memoryctl.proposals import NoSuchProposal
+from memoryctl.storage.vault import VaultBusy
 
 
 def worded(error: BaseException) -> str | None:
@@ -47,6 +48,8 @@ def worded(error: BaseException) -> str | None:
             return f"{error} (memoryctl review lists them)"
         case EditorNotFound():
             return f"{error}; set $EDITOR"
+        case VaultBusy():
+            return f"{error}; try again (MEMORYCTL_LOCK_TIMEOUT=SECONDS waits longer)"
         case NoCodeRepository():
             return (
                 "no code repository: pass --repo PATH, or set repo under [anchors] in "

@@ -67,8 +67,7 @@ class VaultBusy(VaultError):
 
     def __init__(self, holder: str | None, waited: float) -> None:
         super().__init__(
-            f"the vault is busy (held by {holder or 'another process'}); nothing was "
-            "written, try again"
+            f"the vault is busy (held by {holder or 'another process'}); nothing was written"
         )
         self.holder = holder
         self.waited = waited
