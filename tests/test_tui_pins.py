@@ -24,14 +24,20 @@ def pin_titles(screen: PinsScreen) -> list[str]:
     ]
 
 
+async def pins_screen(pilot: Pilot, app: MemoryApp) -> PinsScreen:
+    """The pins screen, shown and loaded."""
+    await show(pilot, "2")
+    screen = app.screen
+    assert isinstance(screen, PinsScreen)
+    await until(pilot, lambda: screen.state is not None)
+    return screen
+
+
 async def test_pins_show_in_order_with_the_bundles_token_counts(
     app: MemoryApp, vault: Vault
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await show(pilot, "2")
-        screen = app.screen
-        assert isinstance(screen, PinsScreen)
-        await until(pilot, lambda: screen.state is not None)
+        screen = await pins_screen(pilot, app)
         assert [row.memory.id for row in screen.state.rows] == [m.id for m in vault.index.pins()]
         bundle = context_bundle(vault)
         meter = screen.query_one(TokenMeter)
@@ -43,10 +49,7 @@ async def test_pins_show_in_order_with_the_bundles_token_counts(
 async def test_moving_a_pin_down_reorders_the_pins_on_disk(app: MemoryApp, vault: Vault) -> None:
     before = [m.id for m in vault.index.pins()]
     async with app.run_test(size=SIZE) as pilot:
-        await show(pilot, "2")
-        screen = app.screen
-        assert isinstance(screen, PinsScreen)
-        await until(pilot, lambda: screen.state is not None)
+        screen = await pins_screen(pilot, app)
         await pilot.press("J")
         # The list moves at once, before the files are written.
         assert [r.memory.id for r in screen.state.rows][:2] == [before[1], before[0]]
@@ -62,10 +65,7 @@ async def test_moving_a_pin_down_reorders_the_pins_on_disk(app: MemoryApp, vault
 async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) -> None:
     first = vault.index.pins()[0]
     async with app.run_test(size=SIZE) as pilot:
-        await show(pilot, "2")
-        screen = app.screen
-        assert isinstance(screen, PinsScreen)
-        await until(pilot, lambda: screen.state is not None)
+        await pins_screen(pilot, app)
         await pilot.press("u")
         await settled(pilot)
         assert first.id not in [m.id for m in vault.index.pins()]
@@ -102,10 +102,7 @@ async def test_reordering_a_pin_the_person_edited_commits_only_the_order_and_say
     path = vault.root / first.path
     path.write_text(path.read_text() + "\nMy own line, not committed.\n")
     async with app.run_test(size=SIZE) as pilot:
-        await show(pilot, "2")
-        screen = app.screen
-        assert isinstance(screen, PinsScreen)
-        await until(pilot, lambda: screen.state is not None)
+        await pins_screen(pilot, app)
         await pilot.press("J")
         await settled(pilot)
         await until(pilot, lambda: any("stay uncommitted" in t for t in toasts(app)))
