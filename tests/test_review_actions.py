@@ -173,3 +173,24 @@ def test_a_replacement_is_proposed_through_its_action(vault: Vault) -> None:
     assert new and proposal.action == REPLACE.name and proposal.reason == "new text proposed"
     again, new_again = review.propose(vault, "replace", LISBON, now=NOW, body="Porto now.\n")
     assert (again.id, new_again) == (proposal.id, False)
+
+
+def test_check_now_runs_what_check_and_check_anchors_run_in_one_report(
+    sample_dir: Path, tmp_path: Path
+) -> None:
+    from conftest import copy_sample
+
+    from memoryctl.anchors import repo_root
+    from memoryctl.checks import check_anchors, check_now, run_checks
+
+    apart = copy_sample(tmp_path / "apart")
+    vault, other = Vault(sample_dir), Vault(apart)
+
+    report = check_now(vault, now=NOW)
+
+    rules = run_checks(other, now=NOW)
+    anchors = check_anchors(other, repo_root(apart, "code", None), now=NOW)
+    keys = {p.key for p in report.proposed}
+    assert keys == {p.key for p in rules.proposed} | {p.key for p in anchors.proposed}
+    assert {p.origin for p in report.proposed} >= {"explicit", "rule", "expiry", "anchor"}
+    assert report.checked["anchors"] == anchors.checked["anchors"]
