@@ -181,9 +181,7 @@ def frontmatter_for(vault: Vault, new: NewMemory, now: dt.datetime) -> dict[str,
         try:
             created = parse_moment(new.created)
         except ValueError:
-            raise VaultError(
-                f"--created {new.created!r} is not a date (use ISO 8601, like 2026-09-19T17:33:00Z)"
-            ) from None
+            raise NotAMoment("created", new.created) from None
     data: dict[str, object] = {
         "id": _fresh_id(vault),
         "title": new.title or title_for(new.body),
@@ -326,6 +324,15 @@ def record_external_edit(vault: Vault, memory: Memory, before_sha: str) -> Memor
         updated = vault.index.by_path(memory.path)
         vault.commit([memory.path], f"Edit {memory.title}\n\nmemory: {memory.id}")
     return updated
+
+
+class NotAMoment(VaultError):
+    """A moment given for a memory (its `created`) that is not a date."""
+
+    def __init__(self, key: str, value: str) -> None:
+        super().__init__(f"{key} {value!r} is not a date (use ISO 8601, like 2026-09-19T17:33:00Z)")
+        self.key = key
+        self.value = value
 
 
 class EditConflict(VaultError):

@@ -554,3 +554,15 @@ def test_the_first_write_to_an_undated_file_keeps_its_date(vault_dir, cli):
     assert (
         cli("--vault", str(vault_dir), "show", "undated001", "--json").json()["created"] == before
     )
+
+
+def test_a_date_that_is_not_one_is_refused_naming_the_flag_that_gave_it(vault_dir, cli):
+    from memoryctl.actions import NewMemory, NotAMoment, add_memory
+    from memoryctl.storage.vault import Vault
+
+    result = cli("--vault", str(vault_dir), "add", "a fact", "--created", "soon")
+    assert result.code == 1 and "--created 'soon' is not a date" in result.err
+    # The core's own sentence names the key, not the command line's flag.
+    with pytest.raises(NotAMoment) as refused:
+        add_memory(Vault(vault_dir), NewMemory(body="a fact", created="soon"))
+    assert str(refused.value).startswith("created 'soon' is not a date")

@@ -4,10 +4,11 @@ to type. The core names no command or flag; this is the one place the CLI adds t
 from __future__ import annotations
 
 from memoryctl import review, review_actions
+from memoryctl.actions import NotAMoment
 from memoryctl.anchors import NoCodeRepository
 from memoryctl.editor_command import EditorNotFound
 from memoryctl.proposals import NoSuchProposal
-from memoryctl.storage.vault import VaultBusy
+from memoryctl.storage.vault import IdInSeveralFiles, VaultBusy
 
 
 def worded(error: BaseException) -> str | None:
@@ -48,6 +49,10 @@ def worded(error: BaseException) -> str | None:
             return f"{error} (memoryctl review lists them)"
         case EditorNotFound():
             return f"{error}; set $EDITOR"
+        case IdInSeveralFiles():
+            return f"{error}; run memoryctl doctor"
+        case NotAMoment():
+            return f"--{error.key} {error.value!r} is not a date (use ISO 8601, like 2026-09-19)"
         case VaultBusy():
             return f"{error}; try again (MEMORYCTL_LOCK_TIMEOUT=SECONDS waits longer)"
         case NoCodeRepository():

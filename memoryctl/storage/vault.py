@@ -62,6 +62,15 @@ def read_file(root: Path, relpath: str, why: str = "no longer exists") -> bytes:
         raise FileGone(relpath, why) from None
 
 
+class IdInSeveralFiles(VaultError):
+    """A reference names an id that several files carry, so which memory is meant is unclear."""
+
+    def __init__(self, ref: str, paths: list[str]) -> None:
+        super().__init__(f"id {ref!r} is used by several files ({', '.join(paths)})")
+        self.ref = ref
+        self.paths = paths
+
+
 class VaultBusy(VaultError):
     """Another writer held the vault for longer than a writer waits."""
 
@@ -178,8 +187,7 @@ class Vault:
             sample = ", ".join(sorted(ids)[:5])
             raise VaultError(f"{ref!r} matches several memories ({sample}); give more of the id")
         if len(found) > 1:
-            paths = ", ".join(m.path for m in found)
-            raise VaultError(f"id {ref!r} is used by several files ({paths}); run memoryctl doctor")
+            raise IdInSeveralFiles(ref, [m.path for m in found])
         return found[0]
 
     def load(self, memory: Memory) -> Loaded:
