@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,6 +35,13 @@ MESSAGE_MIN_WORDS = 5
 MESSAGE_POSTINGS = RANK_ALL
 # BM25 ranks at most this many matches: the most recently indexed ones.
 RANK_CAP = RANK_ALL
+# A message also recalls the memory that followed each of its best this many matches in
+# the same source (the next turn of a conversation, where an answer follows its
+# question), fused in by reciprocal rank at this weight. Measured on the recall
+# benchmark's conversations; see docs/ARCHITECTURE.md, "Recall".
+NEXT_TURN_FROM = 20
+NEXT_TURN_WEIGHT = 0.35
+FUSION_K = 60
 # The most distinct words of one query that are looked up: a pasted page of 100,000
 # characters is planned from its first and its last words (where a request usually
 # is), as quickly as a sentence.
@@ -208,3 +215,15 @@ def plan(
     if weightless or (not cheap and df[by_rarity[0]] > COMMON_POSTINGS):
         return _and(by_rarity, df, True)
     return _and(by_rarity, df, False)
+
+
+def with_next_turns(ranked: Sequence[int], following: Mapping[int, int]) -> list[int]:
+    """The ranked rowids with the memory that followed each one fused in by reciprocal
+    rank: a following memory ranks beside a weaker match, never above the best ones."""
+    score: dict[int, float] = {}
+    for rank, rowid in enumerate(ranked):
+        score[rowid] = score.get(rowid, 0.0) + 1 / (FUSION_K + rank + 1)
+    nexts = dict.fromkeys(following[r] for r in ranked[:NEXT_TURN_FROM] if r in following)
+    for rank, rowid in enumerate(nexts):
+        score[rowid] = score.get(rowid, 0.0) + NEXT_TURN_WEIGHT / (FUSION_K + rank + 1)
+    return sorted(score, key=lambda rowid: -score[rowid])

@@ -3,6 +3,7 @@ and answered at once whatever the message looks like."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -199,3 +200,26 @@ def test_query_terms_are_the_terms_the_index_keeps(text: str) -> None:
     db.execute("INSERT INTO t(x) VALUES (?)", (fold(text),))
     stored = {term for (term,) in db.execute("SELECT term FROM temp.v")}
     assert set(search_query.tokens(text)) == stored
+
+
+def chat_turn(vault_dir: Path, mid: str, minute: int, text: str, chat: str) -> None:
+    (vault_dir / f"{mid}.md").write_text(
+        f"---\nid: {mid}\ntitle: {json.dumps(text)}\ncreated: 2026-03-02T18:{minute:02d}:00Z\n"
+        f"source:\n  kind: user\n  ref: {chat}\n---\n{text}\n",
+        encoding="utf-8",
+    )
+
+
+def test_a_recalled_question_in_a_chat_brings_the_turn_that_answered_it(vault_dir):
+    chat_turn(vault_dir, "turn000001", 1, "Marek: We adopted a greyhound on Saturday.", "chat A")
+    chat_turn(vault_dir, "turn000002", 2, "Lena: No way! What is the dog called?", "chat A")
+    chat_turn(vault_dir, "turn000003", 3, "Marek: Biscuit. About four years old.", "chat A")
+    chat_turn(vault_dir, "turn000004", 4, "Lena: Biscuit is a great name.", "chat B")
+    write_notes(vault_dir, MUSEUM)
+    vault = Vault(vault_dir)
+    found = recalled(vault, "what is the dog called that was adopted")
+    assert found[0] == "turn000002" and "turn000001" in found
+    # The answer, which names nothing the message asks, follows its question in the same
+    # chat, and comes with it; a turn of another chat does not.
+    assert "turn000003" in found[:3]
+    assert "turn000004" not in found

@@ -6,7 +6,14 @@ sqlmodel and SQLAlchemy (0.3 s, which the TUI would spend before its first paint
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
+
+
+def source_ref(table: str = "") -> str:
+    """A memory's `source.ref`, as stored in its document (of `table`, when given)."""
+    column = f"{table}.doc" if table else "doc"
+    return f"json_extract({column}, '$.source_ref')"
+
 
 # The prefix lengths the full-text index keeps: a filter of one or two letters in the
 # TUI reads one list of rows instead of merging every term that starts with them (at
@@ -26,4 +33,8 @@ FTS_DDL = (
     # (A partial index: SQLite keeps it current, and a query must repeat its condition.)
     "CREATE INDEX IF NOT EXISTS ix_notes_retiring ON notes(status) "
     "WHERE instr(doc, '\"retires\":[]') = 0",
+    # Each memory's source (one conversation, one document) in time order, so a recalled
+    # turn of a chat brings the turn that followed it (`IndexReads.next_in_source`).
+    f"CREATE INDEX IF NOT EXISTS ix_notes_source ON notes({source_ref()}, created) "
+    f"WHERE {source_ref()} IS NOT NULL",
 )

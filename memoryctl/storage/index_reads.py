@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from memoryctl import search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.index_format import source_ref
 from memoryctl.storage.parsing import memory_from_doc
 
 # How many matches of a query of common words are sorted by date (`_newest_matches`).
@@ -153,6 +154,19 @@ class IndexReads(IndexConnection):
             return []
         if plan.by_recency:
             return self._newest_matches(plan.match, limit, statuses)
+        ranked = self._ranked(plan, limit, statuses)
+        if not message:
+            return ranked
+        following = self.next_in_source(ranked[: search_query.NEXT_TURN_FROM])
+        if not following:
+            return ranked
+        fused = search_query.with_next_turns(ranked, following)
+        return self._current(fused, statuses)[:limit]
+
+    def _ranked(
+        self, plan: search_query.QueryPlan, limit: int, statuses: Sequence[str] | None
+    ) -> list[int]:
+        """The current matches of a plan, best first by BM25."""
         sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
         if plan.estimate > search_query.RANK_CAP:
             floor = self._execute(
@@ -173,6 +187,22 @@ class IndexReads(IndexConnection):
             if len(kept) >= limit or len(ranked) < fetch:
                 return kept[:limit]
             fetch *= 4
+
+    def next_in_source(self, rowids: Sequence[int]) -> dict[int, int]:
+        """For each of these memories that has a source, the next memory from that source
+        (the following turn of a conversation), by `created`."""
+        if not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        this, other = source_ref("n"), source_ref("m")
+        rows = self._execute(
+            f"SELECT n.rowid, (SELECT m.rowid FROM notes m WHERE {other} = {this} "
+            f"AND {other} IS NOT NULL AND m.created > n.created "
+            f"ORDER BY m.created LIMIT 1) FROM notes n "
+            f"WHERE n.rowid IN ({marks}) AND {this} IS NOT NULL",
+            list(rowids),
+        )
+        return {rowid: following for rowid, following in rows if following is not None}
 
     def _newest_matches(self, match: str, limit: int, statuses: Sequence[str] | None) -> list[int]:
         """A query of common words: its newest current matches, by `created`.
