@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static, TextArea
+from textual.widgets import OptionList, Static, TabbedContent, TextArea
 from tui_support import (
     SIZE,
     THEMES,
@@ -85,6 +85,20 @@ async def test_the_memory_screen_shown_again_shows_the_new_memory(
         await pilot.press("escape")
         await settled(pilot)
         assert app.screen is again and again.memory_id == source.id
+
+
+async def test_brackets_walk_the_memory_tabs_and_the_focus_goes_with_them(app: MemoryApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_memory(pilot, DINNER)
+        tabs = screen.query_one(TabbedContent)
+        assert footer_keys(screen)["right_square_bracket"] == "Next tab"
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: tabs.active == "tab-lineage")
+        await until(pilot, lambda: app.focused is screen.query_one("#lineage"))
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await until(pilot, lambda: tabs.active == "tab-history")
+        await pilot.press("ctrl+pagedown")
+        await until(pilot, lambda: tabs.active == "tab-note")
 
 
 async def test_lineage_history_and_anchors_are_shown(app: MemoryApp, vault: Vault) -> None:

@@ -5,9 +5,22 @@ from __future__ import annotations
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
-from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import (
+    SIZE,
+    THEMES,
+    app,
+    footer_keys,
+    quiet,
+    settled,
+    show,
+    toasts,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.context import context_bundle
+from memoryctl.storage import gitrepo
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp
 from memoryctl.tui.screens.pins import PinsScreen
@@ -30,6 +43,7 @@ async def pins_screen(pilot: Pilot, app: MemoryApp) -> PinsScreen:
     screen = app.screen
     assert isinstance(screen, PinsScreen)
     await until(pilot, lambda: screen.state is not None)
+    await settled(pilot)
     return screen
 
 
@@ -41,9 +55,15 @@ async def test_pins_show_in_order_with_the_bundles_token_counts(
         assert [row.memory.id for row in screen.state.rows] == [m.id for m in vault.index.pins()]
         bundle = context_bundle(vault)
         meter = screen.query_one(TokenMeter)
-        assert (meter.used, meter.budget) == (bundle.used, bundle.budget)
+        assert (meter.used, meter.budget) == (bundle.sections["pinned"], bundle.budget)
         assert [r.tokens for r in screen.state.rows] == [e.tokens for e in bundle.pinned]
         assert not meter.has_class("-over")
+
+
+def reorders(vault: Vault) -> int:
+    """How many commits reordered the pins."""
+    log = gitrepo._git(vault.root, "log", "--format=%s").stdout.splitlines()
+    return log.count("Reorder pins")
 
 
 async def test_moving_a_pin_down_reorders_the_pins_on_disk(app: MemoryApp, vault: Vault) -> None:
@@ -53,19 +73,69 @@ async def test_moving_a_pin_down_reorders_the_pins_on_disk(app: MemoryApp, vault
         await pilot.press("J")
         # The list moves at once, before the files are written.
         assert [r.memory.id for r in screen.state.rows][:2] == [before[1], before[0]]
-        await settled(pilot)
-        assert [m.id for m in vault.index.pins()][:2] == [before[1], before[0]]
+        await until(pilot, lambda: [m.id for m in vault.index.pins()][:2] == [before[1], before[0]])
         await pilot.press("ctrl+up")
+        await until(pilot, lambda: [m.id for m in vault.index.pins()] == before)
         await settled(pilot)
-        assert [m.id for m in vault.index.pins()] == before
         first = vault.index.pins()[0]
         assert "pin_order: 1" in (vault.root / first.path).read_text()
+
+
+async def test_a_burst_of_moves_to_the_top_is_one_commit(app: MemoryApp, vault: Vault) -> None:
+    before = [m.id for m in vault.index.pins()]
+    commits = reorders(vault)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await pins_screen(pilot, app)
+        await pilot.press("end")
+        await pilot.press(*"K" * (len(before) - 1))
+        assert screen.state.rows[0].memory.id == before[-1]
+        await until(pilot, lambda: vault.index.pins()[0].id == before[-1], timeout=10)
+        await settled(pilot)
+        assert reorders(vault) == commits + 1
+        assert [m.id for m in vault.index.pins()] == [before[-1], *before[:-1]]
+        assert screen.pins_list.highlighted_id == before[-1]  # the cursor stayed on it
+
+
+async def test_moves_are_written_when_the_person_leaves_the_screen(
+    app: MemoryApp, vault: Vault
+) -> None:
+    before = [m.id for m in vault.index.pins()]
+    async with app.run_test(size=SIZE) as pilot:
+        await pins_screen(pilot, app)
+        await pilot.press("J", "1")  # away at once, before the burst has settled
+        await settled(pilot)
+        assert [m.id for m in vault.index.pins()][:2] == [before[1], before[0]]
+
+
+async def test_the_cursor_stops_at_the_last_pin_and_u_unpins_that_one(
+    app: MemoryApp, vault: Vault
+) -> None:
+    last = vault.index.pins()[-1]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await pins_screen(pilot, app)
+        await pilot.press("end", "down", "down")
+        assert screen.pins_list.highlighted_id == last.id  # no wrap to the first
+        await pilot.press("u")
+        await settled(pilot)
+        assert last.id not in [m.id for m in vault.index.pins()]
+        assert len(vault.index.pins()) == len(screen.state.rows)
+
+
+async def test_with_no_pins_the_pins_take_no_tokens(app: MemoryApp, vault: Vault) -> None:
+    from memoryctl.actions import set_pinned
+
+    for memory in vault.index.pins():
+        set_pinned(vault, memory.id, False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await pins_screen(pilot, app)
+        assert screen.query_one(TokenMeter).used == 0
+        assert set(footer_keys(screen)) >= {"a"} and "u" not in footer_keys(screen)
 
 
 async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) -> None:
     first = vault.index.pins()[0]
     async with app.run_test(size=SIZE) as pilot:
-        await pins_screen(pilot, app)
+        screen = await pins_screen(pilot, app)
         await pilot.press("u")
         await settled(pilot)
         assert first.id not in [m.id for m in vault.index.pins()]
@@ -91,6 +161,7 @@ async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) ->
         await settled(pilot)
         assert first.id in [m.id for m in vault.index.pins()]
         assert isinstance(app.screen, PinsScreen)
+        assert screen.pins_list.highlighted_id == first.id  # the cursor is on the new pin
 
 
 async def test_reordering_a_pin_the_person_edited_commits_only_the_order_and_says_so(

@@ -6,8 +6,20 @@ import datetime as dt
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static
-from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
+from textual.widgets import OptionList, Static, TabbedContent
+from tui_support import (
+    SIZE,
+    THEMES,
+    app,
+    footer_keys,
+    quiet,
+    settled,
+    show,
+    toasts,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.decisions import Change
 from memoryctl.proposals import Suggestion
@@ -109,6 +121,78 @@ async def test_decline_leaves_the_memory_and_is_in_the_audit(app: MemoryApp, vau
         assert screen.state is not None and screen.state.log[0].state == "declined"
 
 
+async def test_the_first_visit_puts_the_arrows_in_the_list_and_brackets_switch_tabs(
+    app: MemoryApp, vault: Vault
+) -> None:
+    propose(vault, "mangoes", "agent", "codex", "went off them")
+    propose(vault, "bike", "agent", "codex", "gave it away")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        box = screen.query_one("#proposals", OptionList)
+        assert app.focused is box
+        first = box.highlighted
+        await pilot.press("down")
+        assert box.highlighted == first + 1
+        assert {"[", "]"} <= {app.get_key_display(b) for _, b, on, _ in active(screen)}
+        tabs = screen.query_one(TabbedContent)
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: tabs.active == "tab-log")
+        await until(pilot, lambda: app.focused is screen.query_one("#log"))
+        assert "a" not in footer_keys(screen)  # nothing to approve from the log
+        await pilot.press("left_square_bracket")
+        await until(pilot, lambda: tabs.active == "tab-pending" and app.focused is box)
+
+
+def active(screen: ReviewScreen) -> list:
+    return [b for b in screen.active_bindings.values() if b.binding.show and b.enabled]
+
+
+async def test_undo_in_decisions_undoes_the_one_under_the_cursor_and_keeps_it_there(
+    app: MemoryApp, vault: Vault
+) -> None:
+    mango = propose(vault, "mangoes", "agent", "codex", "went off them")
+    bike = propose(vault, "bike", "agent", "codex", "gave it away")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("a")  # the first proposal, mangoes
+        await settled(pilot)
+        await pilot.press("d")  # then the bike one is declined
+        await settled(pilot)
+        await pilot.press("right_square_bracket")
+        await settled(pilot)
+        log = screen.query_one("#log", OptionList)
+        rows = [str(log.get_option_at_index(n).prompt) for n in range(log.option_count)]
+        assert rows[0].split()[1] == "declined" and rows[1].split()[1] == "approved"
+        mango_title = vault.index.get(mango).title
+        assert f"retire “{mango_title}”" in rows[1]  # by title, not by id
+        await pilot.press("down")  # the older decision: the approval of mangoes
+        await pilot.press("u")
+        await settled(pilot)
+        assert status(vault, mango) == "active" and status(vault, bike) == "active"
+        assert [i.proposal.targets[0] for i in queue(vault).items] == [mango]
+        assert any(t.startswith("Undid the approval: retire") for t in toasts(app))
+        # The cursor stays with the proposal undone, on its newest decision.
+        chosen = screen.chosen_decision
+        assert chosen is not None and chosen.proposal.targets == (mango,)
+        assert chosen.state == "pending"
+        rows = [str(log.get_option_at_index(n).prompt) for n in range(log.option_count)]
+        assert any("approved  undone" in r and mango_title in r for r in rows)
+        # A reopened proposal has no decision to undo: u is not offered on it.
+        assert "u" not in footer_keys(screen)
+
+
+async def test_undoing_a_decline_says_it_was_a_decline(app: MemoryApp, vault: Vault) -> None:
+    propose(vault, "mangoes", "agent", "codex", "went off them")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("d")
+        await settled(pilot)
+        await pilot.press("u")
+        await settled(pilot)
+        assert any(t.startswith("Undid the decline: retire") for t in toasts(app))
+        assert len(queue(vault).items) == 1
+
+
 async def test_approving_a_group_asks_first(app: MemoryApp, vault: Vault) -> None:
     first = propose(vault, "mangoes", "agent", "codex", "one")
     second = propose(vault, "bike", "agent", "codex", "two")
@@ -159,7 +243,7 @@ async def test_a_group_with_a_changed_target_approves_the_rest_and_leaves_it_pen
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         question = str(app.screen.query_one(Static).content)
         assert "Approve 1 pending proposal from agent?" in question
-        assert "1 stay pending (1 changed on disk since proposed)" in question
+        assert "1 stays pending (1 changed on disk since proposed)" in question
         await pilot.press("y")
         await settled(pilot)
         assert status(vault, other) == "retired"

@@ -25,6 +25,7 @@ from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.memory_view import Shown
 from memoryctl.tui.widgets.modals import AskScreen
+from memoryctl.tui.widgets.tab_keys import TAB_KEYS, step_tab
 from memoryctl.wording import counted
 
 if TYPE_CHECKING:
@@ -175,6 +176,7 @@ class MemoryScreen(AppScreen):
             id="memoryctl.memory.propose",
             tooltip="Propose holding this memory for review",
         ),
+        *TAB_KEYS,
     ]
 
     @dataclass
@@ -373,6 +375,9 @@ class MemoryScreen(AppScreen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_step_tab(self, step: int) -> None:
+        step_tab(self.query_one(TabbedContent), step)
 
     def action_pin(self) -> None:
         if self.memory is not None:

@@ -23,14 +23,19 @@ from textual.widgets.option_list import Option
 
 from memoryctl import review_actions
 from memoryctl.actions import utcnow
+from memoryctl.decisions import DIRECT
 from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index
+from memoryctl.tui.widgets.choice_list import ChoiceList
 from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.widgets.tab_keys import TAB_KEYS, focus_in_tab, step_tab, tab_bar_has_focus
 from memoryctl.wording import counted
 
 if TYPE_CHECKING:
     from memoryctl.audit import Retirement
+    from memoryctl.decisions import Outcome
+    from memoryctl.proposals import Proposal
     from memoryctl.review import Item, LogEntry
     from memoryctl.storage.vault import Vault
 
@@ -41,6 +46,11 @@ class ReviewState:
     log: list[LogEntry]
     retired: list[Retirement]
     problems: list[tuple[str, str]] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # every memory the log names
+
+    def entry(self, key: str | None) -> LogEntry | None:
+        """The decision a row of the Decisions list stands for."""
+        return next((e for e in self.log if entry_key(e) == key), None)
 
 
 def read_review(vault: Vault) -> ReviewState:
@@ -48,10 +58,28 @@ def read_review(vault: Vault) -> ReviewState:
     from memoryctl.proposals import ProposalStore
     from memoryctl.review import decision_log, queue
 
-    opened_index(vault)
+    index = opened_index(vault)
     pending = queue(vault)
     log = decision_log(ProposalStore(vault.root).load().proposals)
-    return ReviewState(pending.items, log, retired(vault), pending.problems)
+    named = index.get_many({t for entry in log for t in entry.proposal.targets})
+    titles = {mid: memory.title for mid, memory in named.items()}
+    return ReviewState(pending.items, log, retired(vault), pending.problems, titles)
+
+
+def entry_key(entry: LogEntry) -> str:
+    """A decision's own name, the same across reads: its proposal, when and what."""
+    return f"{entry.proposal.id} {entry.at} {entry.state}"
+
+
+def is_latest(entry: LogEntry) -> bool:
+    """The decision is the proposal's current one (no later decision undid it)."""
+    decision = entry.proposal.decision
+    return decision is not None and (decision.at, decision.state) == (entry.at, entry.state)
+
+
+def can_undo(entry: LogEntry) -> bool:
+    """Only a proposal's current decision can be undone, and a reopened one has none."""
+    return is_latest(entry) and entry.state != "pending"
 
 
 def by_origin(items: list[Item]) -> dict[str, list[Item]]:
@@ -104,15 +132,21 @@ def group_question(origin: str, group: list[Item], held: list[Item]) -> str:
             )
             if part
         )
-        question += f" {len(held)} stay pending ({why}): approve those one at a time."
+        stay = "stays" if len(held) == 1 else "stay"
+        question += f" {len(held)} {stay} pending ({why}): approve those one at a time."
     return question + " Each is its own decision; u undoes them one at a time."
 
 
 def who(item: Item) -> str:
-    """Who proposed it: an agent by name, or the check that found it."""
-    p = item.proposal
+    """Who proposed it: an agent by name, the person, or the check that found it."""
+    return who_proposed(item.proposal)
+
+
+def who_proposed(p: Proposal) -> str:
     if p.origin == "agent":
         return f"agent {p.ref}" if p.ref else "an agent"
+    if p.origin == "user":
+        return "you, directly" if p.ref == DIRECT else "you"
     return p.describe_origin()
 
 
@@ -129,16 +163,40 @@ def item_prompt(item: Item) -> Content:
     return Content.assemble(*parts)
 
 
-def log_prompt(entry: LogEntry) -> Content:
+def titled(targets: tuple[str, ...] | list[str], titles: dict[str, str]) -> str:
+    """The memories a proposal names, by title (by id when a memory is gone)."""
+    return ", ".join(f"“{titles[t]}”" if t in titles else f"{t} (gone)" for t in targets)
+
+
+def log_prompt(entry: LogEntry, titles: dict[str, str]) -> Content:
     state = "reopened" if entry.state == "pending" else entry.state
     p = entry.proposal
     return Content.assemble(
         (f"{entry.at[:10]} ", "$text-muted"),
         (f"{state:<9} ", "bold"),
-        f"{review_actions.verb(p.action).lower()} {', '.join(p.targets)}",
-        (f"  {p.id} · {p.describe_origin()}", "$text-muted"),
+        ("undone " if not is_latest(entry) and entry.state != "pending" else "", "$text-warning"),
+        f"{review_actions.verb(p.action).lower()} {titled(p.targets, titles)}",
+        (f"  {p.id} · {who_proposed(p)}", "$text-muted"),
         (f"\n  {p.reason}" if p.reason else "", "$text-muted"),
     )
+
+
+UNDONE_NOUNS = {"approved": "approval", "declined": "decline", "withdrawn": "withdrawal"}
+
+
+def decided_words(verb: str, outcome: Outcome) -> str:
+    """What a decision did, as the toast says it: the action, the memory by its title."""
+    p = outcome.proposal
+    action = review_actions.verb(p.action).lower()
+    what = f"{action} “{outcome.memory.title}”" if outcome.memory else f"{action} {p.id}"
+    if verb == "approve":
+        return f"Approved: {what}"
+    if verb == "decline":
+        return f"Declined: {what}; the memory stays as it is"
+    history = p.history or ()
+    was = history[-2].state if len(history) >= 2 and history[-2] else "approved"
+    now = "pending again" if p.state == "pending" else "withdrawn"
+    return f"Undid the {UNDONE_NOUNS.get(was, 'decision')}: {what} is {now}"
 
 
 def retired_prompt(record: Retirement) -> Content:
@@ -187,7 +245,7 @@ class ReviewScreen(AppScreen):
             "undo",
             "Undo",
             id="memoryctl.review.undo",
-            tooltip="Undo the last decision (or the one under the cursor in Decisions)",
+            tooltip="Undo your last decision here, or in Decisions the one under the cursor",
         ),
         Binding(
             "A",
@@ -202,8 +260,9 @@ class ReviewScreen(AppScreen):
             "Check now",
             id="memoryctl.review.check",
             tooltip="Look for what to propose: retires, the typed-fact rules, expiry, lineage "
-            "and code anchors (memoryctl check)",
+            "and code anchors",
         ),
+        *TAB_KEYS,
     ]
 
     @dataclass
@@ -226,6 +285,7 @@ class ReviewScreen(AppScreen):
     class Decided(Message):
         said: str
         proposal_id: str | None  # what `u` undoes next, or None after an undo
+        undone: str | None = None  # the proposal an undo reopened, kept under the cursor
 
     def __init__(self, vault: Vault) -> None:
         super().__init__(vault)
@@ -233,18 +293,19 @@ class ReviewScreen(AppScreen):
         self.state: ReviewState | None = None
         self.rows: list[Item | None] = []  # the proposals list's options; None for a heading
         self.undo_stack: list[str] = []
+        self.log_follows: str | None = None  # a proposal the Decisions cursor goes to next
 
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(id="review-tabs"):
             with TabPane("Pending", id="tab-pending"), Horizontal(id="review-pending"):
-                yield OptionList(id="proposals")
+                yield ChoiceList(id="proposals")
                 with VerticalScroll(id="proposal-detail"):
                     yield Static(id="proposal-text")
             with TabPane("Decisions", id="tab-log"):
-                yield OptionList(id="log")
+                yield ChoiceList(id="log")
             with TabPane("Retired", id="tab-retired"):
-                yield OptionList(id="retired")
+                yield ChoiceList(id="retired")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -269,12 +330,20 @@ class ReviewScreen(AppScreen):
     @on(Read)
     def read_done(self, message: Read) -> None:
         self.loading = False
-        self.state = message.state
-        self.show_pending(message.state.pending)
-        log = self.query_one("#log", OptionList)
+        self.state = state = message.state
+        self.show_pending(state.pending)
+        log = self.query_one("#log", ChoiceList)
+        keep = log.highlighted_id
+        if self.log_follows:
+            newest = (e for e in state.log if e.proposal.id == self.log_follows)
+            keep = next((entry_key(e) for e in newest), keep)
+            self.log_follows = None
+        at = log.highlighted
         log.clear_options()
-        log.add_options(Option(log_prompt(e)) for e in message.state.log)
-        log.border_title = f"{counted(len(message.state.log), 'decision')}, newest first"
+        log.add_options(Option(log_prompt(e, state.titles), id=entry_key(e)) for e in state.log)
+        if state.log and not log.highlight_id(keep):
+            log.highlighted = min(at or 0, len(state.log) - 1)
+        log.border_title = f"{counted(len(state.log), 'decision')}, newest first"
         retired = self.query_one("#retired", OptionList)
         retired.clear_options()
         retired.add_options(Option(retired_prompt(r)) for r in message.state.retired)
@@ -283,11 +352,47 @@ class ReviewScreen(AppScreen):
         )
         for path, why in message.state.problems:
             self.notify(f"{path}: {why}", title="Skipped a proposal file", severity="warning")
+        tabs = self.query_one(TabbedContent)
+        if tab_bar_has_focus(tabs):  # the first visit: the arrows move in the list
+            focus_in_tab(tabs)
+        self.refresh_bindings()
+
+    @on(TabbedContent.TabActivated, "#review-tabs")
+    def tab_shown(self) -> None:
+        self.refresh_bindings()
+
+    @on(OptionList.OptionHighlighted, "#log")
+    def decision_highlighted(self) -> None:
+        self.refresh_bindings()
+
+    def action_step_tab(self, step: int) -> None:
+        step_tab(self.query_one(TabbedContent), step)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        tab = self.query_one(TabbedContent).active
+        if action in ("approve", "decline", "approve_group"):
+            return tab == "tab-pending" and self.current is not None
+        if action == "undo":
+            if tab == "tab-log":
+                entry = self.chosen_decision
+                return entry is not None and can_undo(entry)
+            return tab == "tab-pending" and bool(self.undo_stack)
+        if action == "check":
+            return tab == "tab-pending"
+        return True
+
+    @property
+    def chosen_decision(self) -> LogEntry | None:
+        """The decision under the cursor in Decisions, by its name, never by its row."""
+        if self.state is None:
+            return None
+        return self.state.entry(self.query_one("#log", ChoiceList).highlighted_id)
 
     def show_pending(self, items: list[Item]) -> None:
-        box = self.query_one("#proposals", OptionList)
+        box = self.query_one("#proposals", ChoiceList)
         box.loading = False
-        keep = box.highlighted
+        keep = box.highlighted_id
+        at = box.highlighted
         box.clear_options()
         self.rows = []
         options: list[Option] = []
@@ -309,17 +414,22 @@ class ReviewScreen(AppScreen):
                 )
             )
             return
+        if box.highlight_id(keep):
+            return
+        # Its proposal was decided: the nearest one left takes the cursor.
         choices = [n for n, row in enumerate(self.rows) if row is not None]
-        target = keep if keep is not None and keep < len(self.rows) else choices[0]
+        target = at if at is not None and at < len(self.rows) else choices[0]
         box.highlighted = min(choices, key=lambda n: abs(n - target))
 
     @property
     def current(self) -> Item | None:
-        index = self.query_one("#proposals", OptionList).highlighted
-        return self.rows[index] if index is not None and index < len(self.rows) else None
+        """The proposal under the cursor, by its id."""
+        chosen = self.query_one("#proposals", ChoiceList).highlighted_id
+        return next((i for i in self.rows if i is not None and i.proposal.id == chosen), None)
 
     @on(OptionList.OptionHighlighted, "#proposals")
     def proposal_highlighted(self) -> None:
+        self.refresh_bindings()
         item = self.current
         if item is not None:
             self.preview(item)
@@ -416,14 +526,15 @@ class ReviewScreen(AppScreen):
             self.post_message(WorkFailed(f"{verb} {proposal_id}", refusal(error)))
             self.post_message(self.Decided("", None))
             return
-        word = {"approve": "Approved", "decline": "Declined", "undo": "Undid"}[verb]
-        p = outcome.proposal
-        said = f"{word}: {review_actions.verb(p.action).lower()} ({p.id})"
+        said = decided_words(verb, outcome)
         extra = [*outcome.notices]
         if outcome.filed:
             extra.append(f"{len(outcome.filed)} derived memories proposed for review")
         said += "".join(f"\n{line}" for line in extra)
-        self.post_message(self.Decided(said, proposal_id if verb != "undo" else None))
+        if verb == "undo":
+            self.post_message(self.Decided(said, None, undone=proposal_id))
+        else:
+            self.post_message(self.Decided(said, proposal_id))
 
     @on(Decided)
     def decided(self, message: Decided) -> None:
@@ -431,15 +542,17 @@ class ReviewScreen(AppScreen):
             self.notify(message.said, title="Review")
         if message.proposal_id:
             self.undo_stack.append(message.proposal_id)
+        # After an undo the Decisions cursor stays with that proposal, on its newest decision.
+        self.log_follows = message.undone
         self.reload()
 
     def action_undo(self) -> None:
         tabs = self.query_one(TabbedContent)
         if tabs.active == "tab-log":
-            log = self.query_one("#log", OptionList)
-            if log.highlighted is None or self.state is None:
+            entry = self.chosen_decision
+            if entry is None or not can_undo(entry):
                 return
-            proposal_id = self.state.log[log.highlighted].proposal.id
+            proposal_id = entry.proposal.id
         elif self.undo_stack:
             proposal_id = self.undo_stack.pop()
         else:
