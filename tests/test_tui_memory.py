@@ -228,8 +228,9 @@ async def test_a_memory_held_for_review_offers_confirm_and_not_pin(
 
 
 def app_keys(screen: MemoryScreen) -> dict[str, str]:
-    """The app's own keys, shown on every screen."""
-    return {k: v for k, v in footer_keys(screen).items() if k in ("ctrl+q", "f1", *"123456")}
+    """The keys shown whatever the memory: the app's own, and the tabs'."""
+    kept = ("ctrl+q", "f1", *"123456", "left_square_bracket", "right_square_bracket")
+    return {k: v for k, v in footer_keys(screen).items() if k in kept}
 
 
 @pytest.mark.parametrize("theme", THEMES)
