@@ -25,7 +25,7 @@ from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.memory_view import Shown
 from memoryctl.tui.widgets.modals import AskScreen
-from memoryctl.tui.widgets.tab_keys import TAB_KEYS, step_tab
+from memoryctl.tui.widgets.tab_keys import TAB_KEYS, focus_in_tab, step_tab
 from memoryctl.wording import counted
 
 if TYPE_CHECKING:
@@ -378,6 +378,10 @@ class MemoryScreen(AppScreen):
 
     def action_step_tab(self, step: int) -> None:
         step_tab(self.query_one(TabbedContent), step)
+
+    @on(TabbedContent.TabActivated, "#memory-tabs")
+    def tab_shown(self) -> None:
+        focus_in_tab(self.query_one(TabbedContent))
 
     def action_pin(self) -> None:
         if self.memory is not None:

@@ -359,6 +359,7 @@ class ReviewScreen(AppScreen):
 
     @on(TabbedContent.TabActivated, "#review-tabs")
     def tab_shown(self) -> None:
+        focus_in_tab(self.query_one(TabbedContent))
         self.refresh_bindings()
 
     @on(OptionList.OptionHighlighted, "#log")

@@ -8,7 +8,7 @@ hands the focus to the first thing in it that takes focus.
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import TabbedContent, TabPane, Tabs
+from textual.widgets import TabbedContent, Tabs
 
 TAB_KEYS = [
     Binding(
@@ -29,13 +29,11 @@ TAB_KEYS = [
 
 
 def step_tab(tabs: TabbedContent, step: int) -> None:
-    """Show the tab `step` places along (wrapping around), with the focus in it."""
-    panes = [pane.id for pane in tabs.query(TabPane) if pane.id and not pane.disabled]
-    if not panes:
-        return
-    at = panes.index(tabs.active) if tabs.active in panes else 0
-    tabs.active = panes[(at + step) % len(panes)]
-    tabs.call_after_refresh(focus_in_tab, tabs)
+    """Show the next (or previous) tab, wrapping around. The tab bar moves itself, as for
+    its own keys, so the panes follow it as they do a click; the screen's handler of
+    `TabbedContent.TabActivated` then calls `focus_in_tab`."""
+    bar = tabs.query_one(Tabs)
+    bar.action_next_tab() if step > 0 else bar.action_previous_tab()
 
 
 def focus_in_tab(tabs: TabbedContent) -> None:
