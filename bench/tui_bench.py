@@ -161,6 +161,62 @@ async def _measure(root: Path, words: list[str]) -> dict[str, object]:
     return figures
 
 
+async def _first_visits(root: Path, words: list[str]) -> dict[str, object]:
+    """The first visit to the Vault, Preview and Agents screens, each from the moment it
+    is asked for (the app starting, a number key) to its content painted; and the
+    Preview's bundle built again for a typed message, from the rebuild's start (after
+    the typing pause) to the new bundle painted."""
+    from textual.widgets import Input
+
+    from memoryctl.tui.app import make_app
+    from memoryctl.tui.screens.agents import AgentsScreen
+    from memoryctl.tui.screens.preview import PreviewScreen
+    from memoryctl.tui.widgets import MemoryList
+
+    vault = Vault(root)
+    app = make_app(vault, watch=False)
+    figures: dict[str, object] = {}
+    started = time.perf_counter()
+    async with app.run_test(size=SIZE) as pilot:
+        memory_list = app.screen.query_one(MemoryList)
+        await _until(lambda: memory_list.pages is not None and not memory_list.loading)
+        await pilot.pause(0)
+        figures["vault_first_visit_ms"] = ms(time.perf_counter() - started)
+        await _until(lambda: vault.last_sync is not None)
+        await pilot.pause()
+        for key, kind, ready in (
+            ("5", PreviewScreen, lambda s: s.bundle is not None),
+            ("6", AgentsScreen, lambda s: s.agents is not None),
+        ):
+            begun = time.perf_counter()
+            _send_key(app, key)
+            await _until(lambda k=kind, r=ready: isinstance(app.screen, k) and r(app.screen))
+            await pilot.pause(0)
+            figures[f"{kind.__name__.removesuffix('Screen').lower()}_first_visit_ms"] = ms(
+                time.perf_counter() - begun
+            )
+        _send_key(app, "5")
+        await _until(lambda: isinstance(app.screen, PreviewScreen))
+        screen = app.screen
+        rebuilds: list[float] = []
+        for word in words:
+            box = screen.query_one("#preview-message", Input)
+            with box.prevent(Input.Changed):
+                box.value = f"what about {word}"
+            begun = time.perf_counter()
+            screen.reload()
+            await _until(
+                lambda w=word: (
+                    screen.bundle is not None and screen.bundle.message == f"what about {w}"
+                )
+            )
+            await pilot.pause(0)
+            rebuilds.append(time.perf_counter() - begun)
+        figures["preview_rebuild_after_typing"] = percentiles(rebuilds)
+    vault.close()
+    return figures
+
+
 def run(n: int, workdir: Path, words: int = 15) -> dict[str, object]:
     import os
 
@@ -176,6 +232,7 @@ def run(n: int, workdir: Path, words: int = 15) -> dict[str, object]:
     chosen = [q.split()[0] for q in keyword_queries(info, words * 3, rng)]
     chosen = [w for w in chosen if len(w) >= 4][:words]
     figures = asyncio.run(_measure(info.root, chosen))
+    figures.update(asyncio.run(_first_visits(info.root, chosen[:8])))
     return {
         "benchmark": "tui",
         "memories": n,
@@ -187,6 +244,8 @@ def run(n: int, workdir: Path, words: int = 15) -> dict[str, object]:
             "keystroke_to_list_p95_ms": 100,
             "open_memory_ms": 150,
             "ui_stall_ms": 100,
+            "vault_preview_agents_first_visit_ms": 250,
+            "preview_rebuild_after_typing_ms": 150,
         },
     }
 

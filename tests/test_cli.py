@@ -566,3 +566,38 @@ def test_a_date_that_is_not_one_is_refused_naming_the_flag_that_gave_it(vault_di
     with pytest.raises(NotAMoment) as refused:
         add_memory(Vault(vault_dir), NewMemory(body="a fact", created="soon"))
     assert str(refused.value).startswith("created 'soon' is not a date")
+
+
+def test_agents_add_and_list_say_loudly_that_the_keyring_stores_tokens_unencrypted(vault_dir, cli):
+    # The suite's keyring is keyrings.alt's plain file (tests/conftest.py).
+    added = cli("agents", "add", "claude", "--profile", "default", "--vault", str(vault_dir))
+    assert added.code == 0
+    assert "WARNING: Agent tokens are stored UNENCRYPTED" in added.err
+    assert "keyrings.alt.file.PlaintextKeyring" in added.err
+    listed = cli("agents", "list", "--vault", str(vault_dir))
+    assert "UNENCRYPTED" in listed.err and "claude" in listed.out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("preview", "--now", "yesterday"),
+        ("check", "--now", "yesterday"),
+        ("review", "log", "--since", "notadate"),
+        ("retired", "--since", "notadate"),
+        ("serve", "--http", "--port", "99999"),
+        ("serve", "--http", "--port", "eighty"),
+    ],
+)
+def test_a_malformed_option_value_is_a_usage_error_before_any_work(vault_dir, cli, args):
+    result = cli("--vault", str(vault_dir), *args)
+    assert result.code == 2
+    assert "usage:" in result.err and "Traceback" not in result.err
+    assert "OverflowError" not in result.err and "no agents" not in result.err
+
+
+def test_a_proposal_made_on_the_command_line_is_the_persons(vault_dir, cli):
+    mid = cli("--vault", str(vault_dir), "add", "I live in Lisbon.").out.strip()
+    made = cli("--vault", str(vault_dir), "propose", "retire", mid, "--reason", "moved", "--json")
+    assert made.code == 0, made.err
+    assert made.json()["origin"] == {"kind": "user", "ref": None}

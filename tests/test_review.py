@@ -105,10 +105,15 @@ def test_explicit_retires_yields_one_proposal_per_target_and_reports_unreplaced(
 
 
 def test_an_agent_proposes_and_the_same_proposal_is_filed_once(sample_dir, cli):
-    first = cli(*v(sample_dir), "propose", "retire", NEOVIM, "--reason", "switched to Helix")
+    agent = ("--origin", "agent")
+    first = cli(
+        *v(sample_dir), "propose", "retire", NEOVIM, "--reason", "switched to Helix", *agent
+    )
     assert first.code == 0, first.err
     pid = first.out.strip()
-    again = cli(*v(sample_dir), "propose", "retire", NEOVIM, "--reason", "Switched to  Helix")
+    again = cli(
+        *v(sample_dir), "propose", "retire", NEOVIM, "--reason", "Switched to  Helix", *agent
+    )
     assert again.out.strip() == pid
     assert "Already proposed" in again.err
     [proposal] = pending(cli, sample_dir)
@@ -355,7 +360,7 @@ def test_retired_lists_every_retirement_with_its_reason_and_decision(sample_dir,
     since = cli(*v(sample_dir), "retired", "--since", "2026-01-01", "--json").json()
     assert [r["id"] for r in since] == [DINNER]
     assert cli(*v(sample_dir), "retired", "--since", "2999-01-01", "--json").json() == []
-    assert cli(*v(sample_dir), "retired", "--since", "soon").code == 1
+    assert cli(*v(sample_dir), "retired", "--since", "soon").code == 2  # a usage error
 
 
 # --- bad input ----------------------------------------------------------------------------
@@ -441,7 +446,7 @@ def test_usage_errors_are_clear(sample_dir, cli):
     assert "give a proposal id" in cli(*v(sample_dir), "review", "approve").err
     missing = cli(*v(sample_dir), "review", "show", "zzzz")
     assert missing.code == 1 and "no proposal with id 'zzzz'" in missing.err
-    assert cli(*v(sample_dir), "check", "--now", "soon").code == 1
+    assert cli(*v(sample_dir), "check", "--now", "soon").code == 2  # a usage error
     assert cli(*v(sample_dir), "propose", "delete", NEOVIM).code == 2
 
 

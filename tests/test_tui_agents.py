@@ -72,7 +72,8 @@ async def test_the_agents_screen_lists_each_agent_with_its_profile_and_when_it_w
             ["cursor", "default", "2026-11-03 09:30 UTC"],
         ]
         assert not screen.has_class("-empty")
-        assert not screen.has_class("-no-keyring")
+        # The keyring works; the banner only warns that this one keeps tokens unencrypted.
+        assert "UNENCRYPTED" in str(screen.query_one("#keyring-problem", Static).content)
 
 
 async def test_revoking_an_agent_asks_first_then_its_token_stops_working(
@@ -143,10 +144,11 @@ async def test_the_agents_screen_is_in_help_and_in_the_palette(app: MemoryApp) -
 
         def offered() -> bool:
             options = palette.query_one(OptionList)
-            return any(
-                "Agents: See the agents" in str(options.get_option_at_index(n).prompt)
-                for n in range(options.option_count)
-            )
+            prompts = [
+                str(options.get_option_at_index(n).prompt) for n in range(options.option_count)
+            ]
+            # Each entry says what it does once: its name, then its description.
+            return any(p.startswith("Agents") and p.count("See the agents") == 1 for p in prompts)
 
         await until(pilot, offered)
 
@@ -220,3 +222,30 @@ async def test_a_screen_whose_reading_fails_says_what_it_could_not_do_and_why(
         assert "agents.json" in said
         assert not screen.loading
     assert path.read_text(encoding="utf-8") == "{not json"
+
+
+async def test_an_agent_added_with_the_cli_appears_without_a_restart(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_agents(pilot)
+        assert screen.agents == []
+        agents.add_agent(vault.root, "codex", "default", now=ADDED)  # as `agents add` does
+        await until(pilot, lambda: [a.name for a in screen.agents or []] == ["codex"])
+        await pilot.press("1")
+        await settled(pilot)
+        agents.revoke_agent(vault.root, "codex")
+        await show(pilot, "6")  # back on the screen: it reads the file again
+        await until(pilot, lambda: screen.agents == [])
+
+
+async def test_a_keyring_that_stores_tokens_unencrypted_is_named_loudly(
+    app: MemoryApp, two_agents: dict[str, str]
+) -> None:
+    # The test suite's keyring is keyrings.alt's plain file (tests/conftest.py).
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_agents(pilot)
+        assert screen.has_class("-no-keyring")
+        banner = str(screen.query_one("#keyring-problem", Static).content)
+        assert "UNENCRYPTED" in banner and "keyrings.alt.file.PlaintextKeyring" in banner
+        assert "Secret Service" in banner  # what would keep them safe here

@@ -114,3 +114,28 @@ async def test_an_inactive_correction_says_it_reaches_nothing(vault_path) -> Non
             assert "inactive (retired)" in prompt.plain
     finally:
         opened.close()
+
+
+async def test_escape_in_the_new_correction_asks_before_dropping_the_text(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await open_corrections(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NewCorrectionScreen))
+        form = app.screen
+        await pilot.press(*"Porto now")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is form)
+        assert form.query_one(TextArea).text == "Porto now"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, CorrectionsScreen))
+        # With nothing typed, escape closes at once.
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NewCorrectionScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, CorrectionsScreen))

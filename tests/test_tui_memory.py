@@ -25,7 +25,7 @@ from memoryctl.tui.app import MemoryApp
 from memoryctl.tui.screens.editor import EditorScreen
 from memoryctl.tui.screens.memory import MemoryScreen
 from memoryctl.tui.widgets import MemoryView
-from memoryctl.tui.widgets.modals import AskScreen
+from memoryctl.tui.widgets.modals import AskScreen, ConfirmScreen
 
 __all__ = ["app", "vault", "vault_path"]
 
@@ -272,3 +272,23 @@ async def test_proposing_a_review_twice_from_the_memory_screen_files_it_once(
     ).stdout
     assert log.startswith(f"Propose: hold for review {item.targets[0].memory.title}\n")
     assert f"proposal: {p.id}\naction: needs_review\n" in log
+
+
+async def test_ctrl_q_with_unsaved_text_in_the_editor_asks_first(app: MemoryApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await open_memory(pilot, DINNER)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await settled(pilot)
+        editor = app.screen
+        editor.query_one(TextArea).insert("Bring flowers. ")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is editor)
+        assert "Bring flowers." in editor.query_one(TextArea).text
+        assert app.return_code is None  # still running
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: app.return_code is not None)

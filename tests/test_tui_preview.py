@@ -100,3 +100,35 @@ def test_preview_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> No
         quiet(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_profile_added_to_the_settings_can_be_picked_without_a_restart(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        picker = screen.query_one("#preview-profile", Select)
+        assert "travel" not in [value for _, value in picker._options]
+        config = vault.root / "memoryctl.toml"
+        config.write_text(config.read_text() + '\n[profiles.travel]\nnamespaces = ["personal"]\n')
+        await until(pilot, lambda: "travel" in [value for _, value in picker._options])
+        picker.value = "travel"
+        await until(
+            pilot, lambda: screen.bundle is not None and screen.bundle.profile.name == "travel"
+        )
+        await settled(pilot)
+        assert "travel gets" in str(screen.query_one("#preview-text").border_title)
+
+
+async def test_escape_leaves_the_message_box_so_number_keys_switch_screens(app: MemoryApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        box = screen.query_one("#preview-message", Input)
+        await pilot.press("ctrl+l")
+        await pilot.press(*"peanut 1")
+        assert box.value == "peanut 1"  # typing, the number is text
+        await pilot.press("escape")
+        assert app.focused is not box
+        await pilot.press("1")
+        await until(pilot, lambda: app.screen is not screen)
+        assert box.value == "peanut 1"

@@ -12,6 +12,7 @@ from tui_support import SIZE, THEMES, quiet, settled, until, vault, vault_path
 from memoryctl.storage.index import ListFilters
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import make_app
+from memoryctl.tui.list_filter import ListFilter
 from memoryctl.tui.screens.vault import VaultScreen
 from memoryctl.tui.widgets import MemoryList
 from memoryctl.tui.widgets.facet_bar import FacetBar
@@ -189,3 +190,17 @@ def test_filter_bar_at_80_by_24_snapshot(vault: Vault, theme: str, snap_compare)
 
     app = make_app(vault, watch=False)
     assert snap_compare(app, terminal_size=(80, 24), run_before=filter_by_text_and_kind)
+
+
+async def test_x_in_the_filters_clears_them_all_at_once(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose(pilot, "namespace", "personal")
+        memory_list = await choose(pilot, "kind", "fact")
+        assert len(titles(memory_list)) < vault.index.count()
+        bar = app.screen.query_one(FacetBar)
+        bar.query_one("#facet-kind", Select).focus()
+        await pilot.press("x")
+        memory_list = (await list_shows(pilot))[1]
+        assert bar.facets == ListFilter()
+        assert len(titles(memory_list)) == vault.index.count()

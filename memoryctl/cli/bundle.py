@@ -7,7 +7,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from memoryctl.cli.common import UserError, emit_json, note, open_vault, say
+from memoryctl.cli.common import UserError, emit_json, moment_value, note, open_vault, say
 from memoryctl.memory import parse_moment
 from memoryctl.storage.config import FORMATS
 
@@ -112,7 +112,9 @@ def _options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--message", "-m", metavar="TEXT|-", help="the user's next message")
     p.add_argument("--profile", "-p", help="the agent profile (default: default)")
     p.add_argument("--budget", type=int, help="override the profile's token budget")
-    p.add_argument("--now", metavar="ISO", help="judge the age of memories at this moment")
+    p.add_argument(
+        "--now", metavar="ISO", type=moment_value, help="judge the age of memories at this moment"
+    )
 
 
 def register(command) -> None:

@@ -111,3 +111,30 @@ def read_body(value: str | None) -> str:
     if value == "-":
         return sys.stdin.read()
     return value
+
+
+# --- option values: a malformed one is a usage error (exit 2), found before any work -----
+
+
+def moment_value(text: str) -> str:
+    """An ISO 8601 date or moment (`--now`, `--since`), as typed."""
+    from memoryctl.memory import parse_moment
+
+    try:
+        parse_moment(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date (use ISO 8601, like 2026-11-01 or 2026-11-01T09:00Z)"
+        ) from None
+    return text
+
+
+def port_value(text: str) -> int:
+    """A TCP port: 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0 picks one)")
+    return port

@@ -15,7 +15,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memoryctl.cli.common import UserError, emit_json, finish, note, open_vault, read_body, say
+from memoryctl.cli.common import (
+    UserError,
+    emit_json,
+    finish,
+    moment_value,
+    note,
+    open_vault,
+    read_body,
+    say,
+)
 
 Command = Callable[[str, Callable[..., None], str], argparse.ArgumentParser]
 
@@ -481,11 +490,18 @@ def register(command: Command) -> None:
     p.add_argument("id", metavar="ID")
     p.add_argument("body", nargs="?", metavar="BODY|-", help="replace: the new text, or -")
     p.add_argument("--reason", help="why, in words (required for retire and review)")
-    p.add_argument("--origin", choices=("agent", "user"), default="agent")
+    p.add_argument(
+        "--origin",
+        choices=("agent", "user"),
+        default="user",
+        help="who proposes: you (the default) or an agent, named with --ref",
+    )
     p.add_argument("--ref", metavar="REF", help="who or what proposes (an agent session)")
 
     p = command("check", cmd_check, "propose from retires, the predicate rules, expiry, lineage")
-    p.add_argument("--now", metavar="ISO", help="check as of this moment (default: now)")
+    p.add_argument(
+        "--now", metavar="ISO", type=moment_value, help="check as of this moment (default: now)"
+    )
 
     p = command("check-anchors", cmd_check_anchors, "check code anchors against the repository")
     p.add_argument("--repo", metavar="PATH", help="the code repository ([anchors] repo)")
@@ -526,7 +542,7 @@ def register(command: Command) -> None:
     sub.add_argument("proposal", metavar="ID")
     with_note(sub)
     sub = action("log", cmd_review_log, "every decision, newest first")
-    sub.add_argument("--since", metavar="DATE")
+    sub.add_argument("--since", metavar="DATE", type=moment_value)
 
     p = command("retire", cmd_retire, "retire a memory now (kept as history)")
     p.add_argument("id", metavar="ID")
@@ -549,6 +565,6 @@ def register(command: Command) -> None:
     with_note(p)
 
     p = command("retired", cmd_retired, "every retired memory, why, and the decision behind it")
-    p.add_argument("--since", metavar="DATE")
+    p.add_argument("--since", metavar="DATE", type=moment_value)
 
     command("predicates", cmd_predicates, "the predicate registry the typed-fact rules use")

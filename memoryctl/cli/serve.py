@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memoryctl.cli.common import UserError, emit_json, find_vault, note, say
+from memoryctl.cli.common import UserError, emit_json, find_vault, note, port_value, say
 
 DEFAULT_PORT = 8765
 
@@ -136,6 +136,16 @@ def cmd_agents_add(args: argparse.Namespace) -> None:
     say("memoryctl keeps it only in the OS keyring. Give it to the agent's MCP client as")
     say(f"the header `Authorization: Bearer <token>`; `memoryctl agents revoke {agent.name}`")
     say("stops it working.")
+    warn_unsafe_keyring()
+
+
+def warn_unsafe_keyring() -> None:
+    """Say loudly, on stderr, when the keyring keeps tokens unencrypted."""
+    from memoryctl.mcp.keyring_safety import unsafe_keyring, unsafe_warning
+
+    unsafe = unsafe_keyring()
+    if unsafe is not None:
+        note(f"WARNING: {unsafe_warning(unsafe)}")
 
 
 def cmd_agents_list(args: argparse.Namespace) -> None:
@@ -147,7 +157,9 @@ def cmd_agents_list(args: argparse.Namespace) -> None:
     if args.json:
         emit_json(rows)
         return
-    if not rows:
+    if rows:
+        warn_unsafe_keyring()
+    else:
         note("No agents. Add one with `memoryctl agents add NAME --profile P`.")
     for row in rows:
         token = "token in keyring" if row["token_in_keyring"] else "NO TOKEN in keyring"
@@ -177,7 +189,9 @@ def register(command) -> None:
     p.add_argument("--profile", "-p", help="stdio: the profile the agent reads through")
     p.add_argument("--agent", help="stdio: the agent's name in commits (default: the client's)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP, with agent tokens")
-    p.add_argument("--port", type=int, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks one)")
+    p.add_argument(
+        "--port", type=port_value, help=f"HTTP port (default {DEFAULT_PORT}; 0 picks one)"
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     p.add_argument(
         "--allow-remote", action="store_true", help="allow --host to be a non-loopback address"

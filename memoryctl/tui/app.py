@@ -258,6 +258,32 @@ class MemoryApp(App[None]):
         self.notify(report_text(report).split("\n", 1)[0], title=f"Imported from {report.source}")
         self._files_written([made.path for made in report.made])
 
+    async def action_quit(self) -> None:
+        """Quit; when a screen holds text not saved (the editor, a new memory or
+        correction), ask first, as closing that screen would."""
+        from memoryctl.tui.widgets.modals import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return
+        holding = [
+            screen
+            for stack in self._screen_stacks.values()
+            for screen in stack
+            if getattr(screen, "unsaved_text", False)
+        ]
+        if not holding:
+            self.exit()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(
+            ConfirmScreen("Quit", "Quit memoryctl and lose the text you typed? It is not saved."),
+            answer,
+        )
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return

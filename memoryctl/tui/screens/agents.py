@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from memoryctl.storage.vault import Vault
 
 NO_AGENTS = (
-    "No agent may write to this vault yet. Add one with\n"
+    "No agent may write to this vault. Add one with\n"
     "  memoryctl agents add NAME --profile PROFILE\n"
     "Its token is printed once and kept only in the OS keyring."
 )
@@ -106,8 +106,12 @@ class AgentsScreen(AppScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        from memoryctl.mcp.agents import identities_path
+
         self.query_one("#agents").loading = True
         self.reload()
+        # `memoryctl agents add` and `revoke` write this file: the list follows it.
+        self.follow_file(identities_path(), self.reload)
 
     def reload(self) -> None:
         self.read()
@@ -124,9 +128,13 @@ class AgentsScreen(AppScreen):
     @work(thread=True, exclusive=True, group="agents", exit_on_error=False, name="read the agents")
     def read(self) -> None:
         from memoryctl.mcp.agents import keyring_problem, list_agents
+        from memoryctl.mcp.keyring_safety import unsafe_keyring, unsafe_warning
 
         found = list_agents(self.vault.root)
         problem = keyring_problem()
+        unsafe = unsafe_keyring() if problem is None else None
+        if unsafe is not None:
+            problem = f"⚠ {unsafe_warning(unsafe)}"
         self.post_message(self.Read(found, problem))
 
     @work(thread=True, exclusive=True, group="agents-write", exit_on_error=False)

@@ -6,12 +6,15 @@ work that failed.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
@@ -46,6 +49,15 @@ def kept_edits(vault: Vault) -> str:
     return f" Your own edits in {files} stay uncommitted, for you to commit."
 
 
+def file_stamp(path: Path) -> tuple[int, int] | None:
+    """A file's size and modification time, or None when it is not there."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
 def describe(error: BaseException) -> str:
     from memoryctl.errors import describe as describe_error
 
@@ -71,6 +83,7 @@ class AppScreen(Screen[None]):
     def __init__(self, vault: Vault) -> None:
         super().__init__()
         self.vault = vault
+        self.screen_resumed: list[Callable[[], None]] = []
 
     def reload(self) -> None:
         """Read again what the screen shows (the files changed)."""
@@ -78,6 +91,49 @@ class AppScreen(Screen[None]):
     @on(FilesChanged)
     def files_changed(self, message: FilesChanged) -> None:
         self.reload()
+
+    def follow_file(self, path: Path, changed: Callable[[], None], every: float = 1.0) -> None:
+        """Call `changed` when the file (a settings file, not a memory, which the vault's
+        watcher does not see) is written, created or removed, while the screen is shown
+        and when it is shown again."""
+        seen = [file_stamp(path)]
+
+        def look() -> None:
+            now = file_stamp(path)
+            if now != seen[0]:
+                seen[0] = now
+                changed()
+
+        self.set_interval(every, look)
+        self.screen_resumed.append(look)
+
+    def follow_profiles(self, picker: Select[str]) -> None:
+        """Keep the profile picker (and the profiles the bundle is built with) as
+        memoryctl.toml says, when a person adds or removes one there."""
+        from memoryctl.storage.config import CONFIG_NAME
+
+        def changed() -> None:
+            import dataclasses
+
+            from memoryctl.storage.config import load_config
+
+            try:
+                profiles = load_config(self.vault.root).profiles
+            except Exception as error:
+                self.failed("read the profiles", describe(error))
+                return
+            self.vault.config = dataclasses.replace(self.vault.config, profiles=profiles)
+            names = sorted(profiles)
+            keep = picker.value if picker.value in names else "default"
+            picker.set_options([(name, name) for name in names])
+            picker.value = keep
+            self.reload()
+
+        self.follow_file(self.vault.root / CONFIG_NAME, changed)
+
+    def on_screen_resume(self) -> None:
+        for look in self.screen_resumed:
+            look()
 
     @on(Worker.StateChanged)
     def worker_ended(self, event: Worker.StateChanged) -> None:

@@ -216,7 +216,7 @@ class CorrectionsScreen(AppScreen):
             ConfirmScreen(
                 "Detach",
                 f"Stop “{correction.title}” from reaching “{memory.title}”? "
-                "Its now: line goes; you can reattach with memoryctl detach --undo.",
+                "Its now: line goes; the correction keeps the choice in its detached list.",
             ),
             answer,
         )

@@ -20,7 +20,7 @@ from textual.widgets import Header, Static, TextArea
 from memoryctl.tui.screens.base import FilesChanged, WorkFailed
 from memoryctl.tui.widgets.diff import text_diff
 from memoryctl.tui.widgets.footer import KeysFooter
-from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.widgets.modals import close_asking_first
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -207,15 +207,9 @@ class EditorScreen(Screen["Memory | None"]):
         else:
             self.app.push_screen(DiffScreen(self.text, self.opened_text))
 
+    @property
+    def unsaved_text(self) -> bool:
+        return self.sha is not None and self.text != self.opened_text
+
     def action_close(self) -> None:
-        if self.text == self.opened_text:
-            self.dismiss(None)
-            return
-
-        def answer(leave: bool | None) -> None:
-            if leave:
-                self.dismiss(None)
-
-        self.app.push_screen(
-            ConfirmScreen("Unsaved changes", "Close the editor and lose your changes?"), answer
-        )
+        close_asking_first(self, self.unsaved_text, "the editor")

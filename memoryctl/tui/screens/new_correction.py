@@ -20,7 +20,7 @@ from textual.widgets import Header, Input, Label, Static, TextArea
 from memoryctl.tui.screens.base import WorkFailed
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.highlight import highlighted
-from memoryctl.tui.widgets.modals import ConfirmScreen
+from memoryctl.tui.widgets.modals import ConfirmScreen, close_asking_first
 from memoryctl.wording import counted
 
 if TYPE_CHECKING:
@@ -190,5 +190,10 @@ class NewCorrectionScreen(Screen["Memory | None"]):
     def work_failed(self, message: WorkFailed) -> None:
         self.notify(f"Could not {message.what}: {message.error}", severity="error", timeout=10)
 
+    @property
+    def unsaved_text(self) -> bool:
+        typed = self.query_one("#correction-text", TextArea).text.strip()
+        return bool(typed or self.query_one("#correction-deprecates", Input).value.strip())
+
     def action_close(self) -> None:
-        self.dismiss(None)
+        close_asking_first(self, self.unsaved_text, "the new correction")

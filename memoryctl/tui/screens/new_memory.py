@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Label, Select, TextArea
 
 from memoryctl.memory import KINDS
 from memoryctl.tui.screens.base import WorkFailed
-from memoryctl.tui.widgets.modals import DIALOG_CSS
+from memoryctl.tui.widgets.modals import DIALOG_CSS, close_asking_first
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -107,8 +107,13 @@ class NewMemoryScreen(ModalScreen["Memory | None"]):
         kind = self.query_one("#new-memory-kind", Select).value
         self.save(body, title, str(kind) if isinstance(kind, str) else DEFAULT_KIND)
 
+    @property
+    def unsaved_text(self) -> bool:
+        typed = self.query_one("#new-memory-text", TextArea).text.strip()
+        return bool(typed or self.query_one("#new-memory-title", Input).value.strip())
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        close_asking_first(self, self.unsaved_text, "the new memory")
 
     @on(Button.Pressed, "#new-memory-save")
     def save_pressed(self) -> None:

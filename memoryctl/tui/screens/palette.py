@@ -24,7 +24,7 @@ class ActionCommands(Provider):
     def _actions(self) -> list[tuple[str, str, partial[object]]]:
         app = self.app
         return [
-            (f"{binding.description}: {binding.tooltip}", binding.tooltip, command)
+            (binding.description, binding.tooltip, command)
             for binding, command in bound_actions(app, self.screen)
         ]
 

@@ -150,6 +150,7 @@ class PinsScreen(AppScreen):
     def on_mount(self) -> None:
         self.pins_list.loading = True
         self.reload()
+        self.follow_profiles(self.query_one("#pins-profile", Select))
 
     def reload(self) -> None:
         self.read(self.profile)

@@ -104,6 +104,13 @@ class PreviewScreen(AppScreen):
             id="memoryctl.preview.message",
             tooltip="Type the message the agent would get",
         ),
+        Binding(
+            "escape",
+            "leave_message",
+            "Done typing",
+            id="memoryctl.preview.leave-message",
+            tooltip="Leave the message box, so the number keys switch screens again",
+        ),
     ]
 
     @dataclass
@@ -145,6 +152,7 @@ class PreviewScreen(AppScreen):
         self.query_one("#preview-text", TextArea).loading = True
         self.query_one("#preview-side").border_title = "Tokens and what was left out"
         self.reload()
+        self.follow_profiles(self.query_one("#preview-profile", Select))
 
     @property
     def profile(self) -> str:
@@ -202,6 +210,17 @@ class PreviewScreen(AppScreen):
 
     def action_focus_message(self) -> None:
         self.query_one("#preview-message", Input).focus()
+
+    def action_leave_message(self) -> None:
+        self.query_one("#preview-text", TextArea).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_message":
+            return self.focused is self.query_one("#preview-message", Input)
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()  # esc is offered only while the message box has the focus
 
     # --- export -----------------------------------------------------------------------------
 

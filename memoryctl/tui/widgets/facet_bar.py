@@ -43,6 +43,13 @@ class FacetBar(Horizontal):
             id="memoryctl.facets.close",
             tooltip="Hide the filters (they stay applied) and go back to the list",
         ),
+        Binding(
+            "x",
+            "clear_all",
+            "Clear all",
+            id="memoryctl.facets.clear",
+            tooltip="Clear every filter: any status, kind, namespace, tag and pin",
+        ),
     ]
 
     @dataclass
@@ -99,3 +106,13 @@ class FacetBar(Horizontal):
 
     def action_close(self) -> None:
         self.post_message(self.Closed(self))
+
+    def action_clear_all(self) -> None:
+        self.clear_all()
+
+    def clear_all(self) -> None:
+        """Every filter back to "any", told once."""
+        for select in self.query(Select):
+            with select.prevent(Select.Changed):
+                select.clear()
+        self.post_message(self.Changed(self, self.facets))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
 DIALOG_CSS = """
@@ -93,3 +93,17 @@ class AskScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def close_asking_first(screen: Screen[Any], unsaved: bool, what: str) -> None:
+    """Close a screen that holds typed text; when that text is not saved, ask first."""
+    if not unsaved:
+        screen.dismiss(None)
+        return
+
+    def answer(leave: bool | None) -> None:
+        if leave:
+            screen.dismiss(None)
+
+    question = f"Close {what} and lose the text you typed? It is not saved."
+    screen.app.push_screen(ConfirmScreen("Unsaved text", question), answer)
