@@ -6,7 +6,7 @@
   write lock;
 - 20 HTTP MCP clients x 100 calls (get_context and recall): errors, p95, calls a second.
 
-At the smoke size (--n 1000) each writer makes 5 writes and each HTTP client 10 calls.
+At the smoke size (--n 1000) each writer makes 3 writes and each HTTP client 5 calls.
 
     python -m bench.concurrency_bench --n 10000
 """
@@ -138,8 +138,8 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     _ = vault.index
     vault.close()
     smoke = n < 10_000
-    writes = 5 if smoke else 50
-    calls = 10 if smoke else 100
+    writes = 3 if smoke else 50
+    calls = 5 if smoke else 100
 
     written = _writers(root, env, writes)
     log(

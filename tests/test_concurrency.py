@@ -138,7 +138,7 @@ def test_faces_pinning_at_once_never_share_a_pin_order(vault_dir, cli):
 
 
 def test_a_writer_that_waits_too_long_is_told_the_vault_is_busy_and_by_whom(vault_dir):
-    holder = holding_the_lock(vault_dir, 5)
+    holder = holding_the_lock(vault_dir, 120)  # killed below; long enough on a slow machine
     try:
         vault = Vault(vault_dir)
         vault.lock_timeout = 0.3

@@ -31,11 +31,11 @@ INDEX_FILE = "index.sqlite3"
 
 
 # How long a writer waits for another one to finish before giving up.
-LOCK_TIMEOUT_SECONDS = 5.0
+LOCK_TIMEOUT_SECONDS = 10.0
 
 
 def lock_timeout() -> float:
-    """How long a writer waits for the vault: `MEMORYCTL_LOCK_TIMEOUT` seconds, or 5."""
+    """How long a writer waits for the vault: `MEMORYCTL_LOCK_TIMEOUT` seconds, or 10."""
     try:
         return max(float(os.environ.get("MEMORYCTL_LOCK_TIMEOUT", "")), 0.0)
     except ValueError:

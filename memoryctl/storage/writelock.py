@@ -45,7 +45,9 @@ def lock_path(root: Path) -> Path:
 
 def this_process() -> str:
     """How the holder of a lock is named to whoever waits for it."""
-    return f"{_command(sys.argv[1:])} (pid {os.getpid()})"
+    # `python -c` puts "-c" first and the script's own arguments after it.
+    command = "a Python script" if sys.argv[:1] == ["-c"] else _command(sys.argv[1:])
+    return f"{command} (pid {os.getpid()})"
 
 
 def _command(args: list[str]) -> str:
