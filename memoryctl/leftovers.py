@@ -52,10 +52,12 @@ def leftovers(vault: Vault, now: float | None = None) -> list[Leftover]:
         lock = gitrepo.stale_lock(vault.root, now)
         if lock is not None:
             found.append(Leftover("git-lock", lock[0], f"{int(lock[1] // 60)} min"))
+        # Only what memoryctl saved: the person's own uncommitted edits are theirs.
+        uncommitted = set(gitrepo.uncommitted(vault.root))
         found += [
             Leftover("uncommitted", path)
-            for path in gitrepo.uncommitted(vault.root)
-            if is_memory_path(path, vault.config)
+            for path in vault.pending_commits()
+            if path in uncommitted and is_memory_path(path, vault.config)
         ]
     found += dangling_decisions(vault)
     return found

@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # the index pulls in SQLAlchemy; import it only when it is op
     from memoryctl.storage.index import Index, SyncReport
 
 INDEX_FILE = "index.sqlite3"
+# Beside the index: the paths memoryctl saved but has not committed yet.
+PENDING_FILE = "uncommitted.txt"
 
 
 # How long a writer waits for another one to finish before giving up.
@@ -383,6 +385,9 @@ class Vault:
         if not self.config.autocommit or not self.is_git:
             return None
         with self.writing():
+            # Noted before committing, cleared after: a commit that fails (or a process
+            # killed before it) leaves the paths for `doctor` to name.
+            self._note_pending(relpaths)
             try:
                 staged, kept = self._only_ours(relpaths)
                 paths = [p for p in relpaths if p not in kept or p in staged]
@@ -391,6 +396,7 @@ class Vault:
                 self.last_commit = Committed(None)
                 self.index.notices.append(f"The change was saved but not committed: {error}")
                 return None
+            self._note_pending(relpaths, done=True)
             self.last_commit = Committed(sha, tuple(kept))
             for relpath in kept:
                 self.index.notices.append(
@@ -402,6 +408,33 @@ class Vault:
                     "was committed"
                 )
             return sha
+
+    @property
+    def _pending_file(self) -> Path:
+        return self.db_path.parent / PENDING_FILE
+
+    def pending_commits(self) -> list[str]:
+        """Paths memoryctl saved whose commit failed or was cut short (kept beside the
+        index, and cleared by the next commit of the same path)."""
+        try:
+            text = self._pending_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        return sorted({line for line in text.splitlines() if line})
+
+    def _note_pending(self, relpaths: list[str], *, done: bool = False) -> None:
+        """Add these paths to the pending commits, or (done) take them out."""
+        pending = set(self.pending_commits())
+        changed = pending - set(relpaths) if done else pending | set(relpaths)
+        if changed == pending:
+            return
+        with contextlib.suppress(OSError):
+            self._pending_file.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(
+                self._pending_file,
+                "".join(f"{p}\n" for p in sorted(changed)).encode("utf-8"),
+                current_sha(self._pending_file),
+            )
 
     def _only_ours(self, relpaths: list[str]) -> tuple[dict[str, bytes], list[str]]:
         """For each memory written in this write whose file held uncommitted edits before
