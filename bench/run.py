@@ -19,6 +19,7 @@ from bench import (
     mcp_bench,
     recall_quality,
     review_bench,
+    sync_bench,
     tui_bench,
 )
 
@@ -32,6 +33,7 @@ BENCHMARKS = {
     "recall": recall_quality.run,
     "import": import_bench.run,
     "concurrency": concurrency_bench.run,
+    "sync": sync_bench.run,
 }
 
 

@@ -23,7 +23,7 @@ from memoryctl.memory import (
     new_id,
     parse_moment,
 )
-from memoryctl.storage import gitrepo, notefile
+from memoryctl.storage import gitrepo, gitsync, notefile
 from memoryctl.storage.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT
 from memoryctl.storage.vault import Vault, VaultError, read_file
 
@@ -77,7 +77,14 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
             target.write_text(text, encoding="utf-8")
             created.append(name)
     added = [] if ".gitignore" in created else add_ignores(path / ".gitignore")
-    settings = [n for n in (".gitignore", CONFIG_NAME, "README.md") if n in created]
+    setup = gitsync.install(path, sealing=False)
+    if setup.attributes:
+        created.append(gitsync.ATTRIBUTES)
+    if setup.config:
+        created.append("the memory merge driver")
+    settings = [
+        n for n in (".gitignore", CONFIG_NAME, "README.md", gitsync.ATTRIBUTES) if n in created
+    ]
     if added or new_repo:  # a new repository takes the vault's settings, however they came
         settings = sorted({*settings, ".gitignore", CONFIG_NAME})
     memories = [f.relpath for f in scan(path, load_config(path)).files]
@@ -85,7 +92,7 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
         taken = ["."] if every_file else sorted({*settings, *memories})
         gitrepo.first_commit(path, taken, "Initialize memoryctl vault")
     else:
-        gitrepo.commit(path, settings, "Add memoryctl vault settings")
+        gitrepo.commit(path, settings, "Add memoryctl vault settings", gitsync.NO_FILTER)
     others = gitrepo.untracked(path) if new_repo else []
     return InitReport(created, len(memories), others, added)
 
@@ -229,7 +236,9 @@ def add_memory(
         data = frontmatter_for(vault, new, moment)
         note = notefile.new_note(data, new.body.strip("\n"))
         folder = f"memories/{slug(str(data['namespace']), 40)}"
-        relpath = vault.free_path(folder, slug(str(data["title"])))
+        # A secret memory's file name is in clear on a remote, so it is named by its id.
+        secret = data.get("visibility") == "secret"
+        relpath = vault.free_path(folder, str(data["id"]) if secret else slug(str(data["title"])))
         kind = "correction" if new.deprecates else "memory"
         message = f"Add {kind}: {data['title']}" + (f"\n\n{why}" if why else "")
         return vault.create(relpath, note, message)

@@ -29,7 +29,7 @@ from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.vault import Vault, VaultError, read_file
 
 STATES = ("pending", "approved", "declined", "withdrawn")
-ORIGINS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user", "import")
+ORIGINS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user", "import", "sync")
 
 
 CACHE_NAME = "proposals.json"
@@ -139,7 +139,7 @@ class Proposal:
             "history": [d.as_dict() for d in self.history],
             "key": self.key,
             "target_sha": dict(self.target_sha),
-            "body": self.body if self.action == "replace" else None,
+            "body": self.body if self.action in ("replace", "conflict") else None,
         }
 
 
@@ -230,8 +230,8 @@ def proposal_from_file(relpath: str, raw: bytes, fallback_created: str) -> Propo
     except ValueError:
         raise ProposalError(f"created: {str(data.get('created'))!r} is not a date") from None
     body = note.body.lstrip("\r\n")
-    if known is review_actions.REPLACE and not body.strip():
-        raise ProposalError("a replace proposal needs the new text in its body")
+    if known in (review_actions.REPLACE, review_actions.TAKE_OTHER) and not body.strip():
+        raise ProposalError(f"a {known.name} proposal needs the new text in its body")
     reason = _text(data.get("reason")) or ""
     decision = None
     if data.get("decision") is not None:

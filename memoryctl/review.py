@@ -491,7 +491,7 @@ def suggestion_for(
     """The proposal asked for, checked against the memory as it is now (nothing is
     written): a typed error says what stops it."""
     taken = review_actions.by_word(action)
-    if taken is None or not taken.proposable:
+    if taken is None or not taken.proposable or not taken.by_hand:
         raise NotProposable(action)
     memory = vault.resolve(ref)
     reason = (reason or "").strip()

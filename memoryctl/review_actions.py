@@ -218,6 +218,7 @@ class Action:
     verb: ClassVar[str]  # "Retire": a heading, a commit subject
     past: ClassVar[str]  # "Retired": what was done
     proposable: ClassVar[bool] = True  # False: only ever a decision the person made directly
+    by_hand: ClassVar[bool] = True  # False: only memoryctl itself proposes it (sync)
     by_the_person: ClassVar[str]  # the reason a direct decision records when none is given
     not_undone: ClassVar[str] = ""  # why undo does not reverse it, and what does
 
@@ -506,15 +507,77 @@ class Restore(Action):
         raise NotReversible(proposal_id, self.name, RETIRE.name)
 
 
+class OtherVersionUnreadable(ReviewError):
+    def __init__(self, proposal_id: str, detail: str) -> None:
+        self.proposal_id = proposal_id
+        self.detail = detail
+        super().__init__()
+
+    def text(self) -> str:
+        return f"the other version {self.proposal_id} holds cannot be read: {self.detail}"
+
+
+class TakeOther(Action):
+    """A conflict from sync: both devices changed one memory differently. The file kept
+    this device's version and the proposal's body is the other device's whole file;
+    approving takes it (every key and the text), declining keeps this one."""
+
+    name = "conflict"
+    word = "conflict"
+    verb = "Take the other version"
+    past = "Took the other version"
+    by_hand = False
+    by_the_person = "the other version, taken by the person"
+    not_undone = (
+        "took the other device's version of a file; git keeps this device's version in "
+        "the commit before, to replace the text with"
+    )
+
+    def check(self, memory: Memory, request: Request | None) -> None:
+        self._other(request)  # a conflict may be about a retired memory too
+
+    def _other(self, request: Request | None) -> notefile.NoteFile:
+        if request is None or not (request.body or "").strip():
+            raise NoNewText()
+        try:
+            return notefile.parse_text(request.body or "")
+        except notefile.NoteError as error:
+            raise OtherVersionUnreadable(request.decision_id, str(error)) from None
+
+    def changes(
+        self, now: dt.datetime, data: Mapping[str, Any], request: Request
+    ) -> dict[str, Any]:
+        other = self._other(request).data
+        changed: dict[str, Any] = {k: v for k, v in other.items() if data.get(k) != v}
+        return {**changed, **{k: None for k in data if k not in other}}
+
+    def apply(self, work: Work, loaded: Loaded, request: Request) -> None:
+        self.guard(loaded.memory, request)
+        body = self._other(request).body
+        work.edit(loaded, self.changes(work.now, loaded.note.data, request), body=body)
+
+    def preview(
+        self, vault: Vault, loaded: Loaded, now: dt.datetime, request: Request
+    ) -> notefile.NoteFile:
+        changes = self.changes(now, loaded.note.data, request)
+        return vault.changed_note(loaded, changes, self._other(request).body)
+
+    def reverse(self, work: Work, vault: Vault, loaded: Loaded, proposal_id: str) -> None:
+        raise NotReversible(proposal_id, self.name, REPLACE.name)
+
+
 # --- the registry -------------------------------------------------------------------------
 
 RETIRE, REPLACE, HOLD, CONFIRM, RESTORE = Retire(), Replace(), Hold(), Confirm(), Restore()
+TAKE_OTHER = TakeOther()
 
-ACTIONS: dict[str, Action] = {a.name: a for a in (RETIRE, REPLACE, HOLD, CONFIRM, RESTORE)}
+ACTIONS: dict[str, Action] = {
+    a.name: a for a in (RETIRE, REPLACE, HOLD, CONFIRM, RESTORE, TAKE_OTHER)
+}
 # What can be proposed, by name; the others are only recorded as direct decisions.
 PROPOSABLE = tuple(name for name, a in ACTIONS.items() if a.proposable)
 # What a person or an agent types to propose each.
-PROPOSAL_WORDS = tuple(a.word for a in ACTIONS.values() if a.proposable)
+PROPOSAL_WORDS = tuple(a.word for a in ACTIONS.values() if a.proposable and a.by_hand)
 
 
 def action(name: str) -> Action:

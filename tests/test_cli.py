@@ -76,6 +76,7 @@ def test_init_over_a_folder_commits_its_memories_and_names_the_files_it_leaves(t
     assert "Added to the existing .gitignore: .memoryctl/ *.tmp .DS_Store" in result.out
     tracked = gitrepo._git(root, "ls-files").stdout.split()
     assert sorted(tracked) == [
+        ".gitattributes",  # memory files merge key by key (docs/SYNC.md)
         ".gitignore",
         "README.md",
         "memoryctl.toml",

@@ -38,8 +38,9 @@ def vault(sample_dir: Path) -> Vault:
 
 
 def test_every_action_has_one_name_one_word_and_one_verb() -> None:
-    assert list(ACTIONS) == ["retire", "replace", "needs_review", "confirm", "restore"]
-    assert review_actions.PROPOSABLE == ("retire", "replace", "needs_review")
+    assert list(ACTIONS) == ["retire", "replace", "needs_review", "confirm", "restore", "conflict"]
+    assert review_actions.PROPOSABLE == ("retire", "replace", "needs_review", "conflict")
+    # A conflict is proposed only by sync: nobody types it.
     assert review_actions.PROPOSAL_WORDS == ("retire", "replace", "review")
     assert review_actions.by_word("review") is HOLD
     assert review_actions.by_word("needs_review") is HOLD
@@ -50,6 +51,7 @@ def test_every_action_has_one_name_one_word_and_one_verb() -> None:
         "Hold for review",
         "Confirm",
         "Restore",
+        "Take the other version",
     ]
 
 

@@ -22,6 +22,16 @@ class UserError(Exception):
 # --- output ---------------------------------------------------------------------------
 
 
+def subcommand_options() -> argparse.ArgumentParser:
+    """--vault and --json for the parser of a command's own action (`keys import`), with
+    their defaults suppressed so they never undo what came before the action."""
+    common = argparse.ArgumentParser(add_help=False)
+    hidden = argparse.SUPPRESS
+    common.add_argument("--vault", metavar="PATH", help="the vault folder", default=hidden)
+    common.add_argument("--json", action="store_true", help="print JSON", default=hidden)
+    return common
+
+
 def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 

@@ -46,9 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    from memoryctl.cli import bundle, importing, maintenance, memories, review, serve
+    from memoryctl.cli import bundle, importing, maintenance, memories, review, serve, sync
 
-    for group in (memories, maintenance, bundle, serve, review, importing):
+    for group in (memories, maintenance, bundle, serve, review, importing, sync):
         group.register(command)
     return parser
 

@@ -9,7 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memoryctl.cli.common import UserError, emit_json, find_vault, note, port_value, say
+from memoryctl.cli.common import (
+    UserError,
+    emit_json,
+    find_vault,
+    note,
+    port_value,
+    say,
+    subcommand_options,
+)
 
 DEFAULT_PORT = 8765
 
@@ -176,14 +184,6 @@ def cmd_agents_revoke(args: argparse.Namespace) -> None:
     say(f"Revoked {agent.name}: its token stops working on its next request.")
 
 
-def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    hidden = argparse.SUPPRESS
-    common.add_argument("--vault", metavar="PATH", help="the vault folder", default=hidden)
-    common.add_argument("--json", action="store_true", help="print JSON", default=hidden)
-    return common
-
-
 def register(command) -> None:
     p = command("serve", cmd_serve, "serve the vault to agents over MCP (stdio, or --http)")
     p.add_argument("--profile", "-p", help="stdio: the profile the agent reads through")
@@ -199,7 +199,7 @@ def register(command) -> None:
 
     p = command("agents", _agents_usage, "manage the agents that may use the HTTP server")
     sub = p.add_subparsers(dest="agents_command", metavar="ACTION", parser_class=type(p))
-    common = _common()
+    common = subcommand_options()
     a = sub.add_parser("add", parents=[common], help="add an agent and print its token once")
     a.add_argument("name", metavar="NAME")
     a.add_argument("--profile", "-p", required=True, help="the profile the agent reads through")

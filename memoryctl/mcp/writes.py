@@ -353,7 +353,7 @@ def propose(
         raise AgentRefused(
             f"an agent cannot propose {action!r}: only the user restores or confirms a memory"
         )
-    if named is None or action != named.word:
+    if named is None or action != named.word or action not in review_actions.PROPOSAL_WORDS:
         raise AgentRefused(f"action must be one of {', '.join(review_actions.PROPOSAL_WORDS)}")
     memory = visible_memory(vault, caller, target, "target")
     why = _reason(reason)

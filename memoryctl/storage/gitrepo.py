@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -135,32 +135,43 @@ def _identity(root: Path) -> list[str]:
 
 
 def commit(
-    root: Path, paths: list[str], message: str, staged: Mapping[str, bytes] | None = None
+    root: Path,
+    paths: list[str],
+    message: str,
+    staged: Mapping[str, bytes] | None = None,
+    options: Sequence[str] = (),
 ) -> str | None:
     """Commit exactly these paths (never the user's other edits); return the commit id.
 
     A path in `staged` is committed with those bytes instead of its working file, which
     is left as it is (memoryctl's change applied to the committed text, when the working
-    file also holds the person's own uncommitted edits).
+    file also holds the person's own uncommitted edits, or a secret memory sealed).
+    `options` go before git's commands (`-c key=value`).
     """
     if not paths:
         return None
     if staged:
-        return _waiting_for_git_lock(root, lambda: _commit_blobs(root, paths, message, staged))
-    return _waiting_for_git_lock(root, lambda: _commit_files(root, paths, message))
+        return _waiting_for_git_lock(
+            root, lambda: _commit_blobs(root, paths, message, staged, options)
+        )
+    return _waiting_for_git_lock(root, lambda: _commit_files(root, paths, message, options))
 
 
-def _commit_files(root: Path, paths: list[str], message: str) -> str | None:
-    _git(root, "add", "-A", "--", *paths)
+def _commit_files(root: Path, paths: list[str], message: str, options: Sequence[str]) -> str | None:
+    _git(root, *options, "add", "-A", "--", *paths)
     staged = _git(root, "diff", "--cached", "--name-only", "--", *paths).stdout.strip()
     if not staged:
         return None
-    _git(root, *_identity(root), "commit", "-q", "-m", message, "--", *paths)
+    _git(root, *options, *_identity(root), "commit", "-q", "-m", message, "--", *paths)
     return _git(root, "rev-parse", "HEAD").stdout.strip()
 
 
 def _commit_blobs(
-    root: Path, paths: list[str], message: str, staged: Mapping[str, bytes]
+    root: Path,
+    paths: list[str],
+    message: str,
+    staged: Mapping[str, bytes],
+    options: Sequence[str] = (),
 ) -> str | None:
     """A commit built with git's plumbing in a private index: HEAD, plus the plain paths
     as they are on disk, plus the staged bytes. The person's own index (and anything
@@ -173,7 +184,7 @@ def _commit_blobs(
             _git(root, "read-tree", head, env=env)
         plain = [p for p in paths if p not in staged]
         if plain:
-            _git(root, "add", "-A", "--", *plain, env=env)
+            _git(root, *options, "add", "-A", "--", *plain, env=env)
         entries = _tree_entries(root, head, list(staged))
         for relpath, data in staged.items():
             blob = hash_blob(root, data)

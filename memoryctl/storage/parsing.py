@@ -24,9 +24,10 @@ from memoryctl.memory import (
     broken_memory,
     iso,
     memory_from_note,
+    path_id,
     template_memory,
 )
-from memoryctl.storage import notefile
+from memoryctl.storage import notefile, seal
 
 # Parsing in worker processes pays for itself only on large batches.
 POOL_THRESHOLD = 4000
@@ -121,6 +122,8 @@ def read_memory(root: Path, relpath: str, size: int, mtime_ns: int) -> tuple[Mem
     except OSError as error:
         return broken_memory(relpath, f"cannot read: {error.strerror}", fallback), ""
     sha = notefile.sha256(raw)
+    if seal.is_sealed(raw):
+        return sealed_memory(relpath, fallback), sha
     try:
         note = notefile.parse_bytes(raw)
     except notefile.NoteError as error:
@@ -142,6 +145,21 @@ def _template(raw: bytes) -> str | None:
     except notefile.NoteError:
         return None
     return found[1] if found else None
+
+
+def sealed_memory(relpath: str, fallback_created: str) -> Memory:
+    """A secret memory this device has no key for: listed, never shown to an agent (it
+    is held out as needing review), and never written over."""
+    return Memory(
+        id=path_id(relpath),
+        path=relpath,
+        title=seal.SEALED_TITLE,
+        status="needs_review",
+        visibility="secret",
+        created=fallback_created,
+        has_id=False,
+        problems=(seal.SEALED_TITLE,),
+    )
 
 
 def parse_file(root: Path, relpath: str, size: int, mtime_ns: int) -> ParsedFile:

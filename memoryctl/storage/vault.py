@@ -19,7 +19,7 @@ import platformdirs
 
 from memoryctl.lifecycle import lifecycle_writes
 from memoryctl.memory import Memory, dates_in_file_style, moment
-from memoryctl.storage import gitrepo, notefile, writelock
+from memoryctl.storage import gitrepo, notefile, seal, writelock
 from memoryctl.storage.atomic import ChangedOnDisk, create_all, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
 from memoryctl.storage.scan import is_memory_path
@@ -54,6 +54,14 @@ class FileGone(VaultError):
     def __init__(self, relpath: str, why: str = "no longer exists") -> None:
         self.relpath = relpath
         super().__init__(f"{relpath} {why}")
+
+
+class SealedFile(VaultError):
+    """A secret memory this device has no key for: never read as text, never written."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} is {seal.SEALED_TITLE}; it was not changed")
+        self.path = path
 
 
 def read_file(root: Path, relpath: str, why: str = "no longer exists") -> bytes:
@@ -195,6 +203,8 @@ class Vault:
     def load(self, memory: Memory) -> Loaded:
         """Read a memory's file as it is now, ready to change."""
         raw = read_file(self.root, memory.path)
+        if seal.is_sealed(raw):
+            raise SealedFile(memory.path)
         try:
             text = notefile.decode(raw)
             template = notefile.template_split(text)
@@ -384,6 +394,8 @@ class Vault:
         keeps both, and `last_commit.left_uncommitted` names it."""
         if not self.config.autocommit or not self.is_git:
             return None
+        from memoryctl.storage import gitsync
+
         with self.writing():
             # Noted before committing, cleared after: a commit that fails (or a process
             # killed before it) leaves the paths for `doctor` to name.
@@ -391,7 +403,15 @@ class Vault:
             try:
                 staged, kept = self._only_ours(relpaths)
                 paths = [p for p in relpaths if p not in kept or p in staged]
-                sha = gitrepo.commit(self.root, paths, message, staged) if paths else None
+                plan = gitsync.commit_plan(self.root, paths, message, staged)
+                self.index.notices.extend(plan.notices)
+                sha = (
+                    gitrepo.commit(
+                        self.root, plan.paths, plan.message, plan.stored or staged, plan.options
+                    )
+                    if paths
+                    else None
+                )
             except gitrepo.GitError as error:
                 self.last_commit = Committed(None)
                 self.index.notices.append(f"The change was saved but not committed: {error}")
@@ -454,6 +474,10 @@ class Vault:
             blob = committed.get(relpath)
             if blob is None or blob == gitrepo.blob_id(before):
                 continue  # new to git, or clean before memoryctl wrote it
+            from memoryctl.storage import gitsync
+
+            if gitsync.seals_to(self.root, before, blob):
+                continue  # a secret memory, clean: git holds it sealed
             kept.append(relpath)
             ours = notefile.replayed(
                 gitrepo.read_blob(self.root, blob), before, (self.root / relpath).read_bytes()

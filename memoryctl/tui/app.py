@@ -17,11 +17,13 @@ from memoryctl.tui.screens.base import FilesChanged
 from memoryctl.tui.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.tui.screens.vault import VaultScreen
 from memoryctl.tui.state import save_theme, saved_theme, state_path
+from memoryctl.tui.sync import SyncDone, SyncFailed, SyncStateRead, header_text, summary
 
 if TYPE_CHECKING:
     from memoryctl.importing import ImportReport
     from memoryctl.memory import Memory
     from memoryctl.storage.vault import Vault
+    from memoryctl.sync import SyncState
     from memoryctl.tui.screens.memory import MemoryScreen
     from memoryctl.tui.widgets.memory_view import Shown
 
@@ -124,6 +126,14 @@ class MemoryApp(App[None]):
             id="memoryctl.import",
             tooltip="Import memories from Claude Code, AGENTS.md, Cursor rules, mem0, Letta…",
         ),
+        Binding(
+            "f5",
+            "sync",
+            "Sync",
+            show=False,  # in the palette and the help, not on every screen's footer
+            id="memoryctl.sync",
+            tooltip="Fetch, merge and push the vault through its git remote",
+        ),
     ]
 
     def __init__(self, vault: Vault, *, watch: bool = True) -> None:
@@ -154,6 +164,7 @@ class MemoryApp(App[None]):
         if self._theme_remembered in self.available_themes:
             self.theme = self._theme_remembered
         self.switch_mode("vault")
+        self.read_sync_state()
 
     def watch_theme(self, theme: str) -> None:
         """A theme chosen (from the palette) is the one the next run starts with."""
@@ -283,6 +294,66 @@ class MemoryApp(App[None]):
             ConfirmScreen("Quit", "Quit memoryctl and lose the text you typed? It is not saved."),
             answer,
         )
+
+    # --- sync ------------------------------------------------------------------------------
+
+    @work(thread=True, group="sync", exclusive=True, exit_on_error=False)
+    def read_sync_state(self) -> None:
+        from memoryctl.sync import state
+
+        self.post_message(SyncStateRead(state(self.vault)))
+
+    def action_sync(self) -> None:
+        """Fetch, merge and push; every screen reads the vault again afterwards."""
+        self.notify("Syncing…", timeout=2)
+        self.run_sync()
+
+    @work(thread=True, group="sync", exclusive=True, exit_on_error=False)
+    def run_sync(self) -> None:
+        from memoryctl.actions import utcnow
+        from memoryctl.sync import state, sync
+        from memoryctl.tui.screens.base import describe, opened_index
+
+        opened_index(self.vault)
+        try:
+            report = sync(self.vault, now=utcnow())
+        except Exception as error:  # every failure is one line in a toast
+            self.post_message(SyncFailed(describe(error), state(self.vault)))
+            return
+        self.post_message(SyncDone(report, state(self.vault)))
+
+    def _show_sync_state(self, sync_state: SyncState) -> None:
+        from memoryctl.actions import utcnow
+
+        self.sub_title = header_text(str(self.vault.root), sync_state, utcnow())
+
+    @on(SyncStateRead)
+    def sync_state_read(self, message: SyncStateRead) -> None:
+        if message.state.remote is not None:  # a vault with no remote keeps its header
+            self._show_sync_state(message.state)
+
+    @on(SyncDone)
+    def sync_done(self, message: SyncDone) -> None:
+        report = message.report
+        self._show_sync_state(message.state)
+        for text in report.notices:
+            self.notify(text, timeout=8)
+        if report.conflicts:
+            self.notify(
+                f"{len(report.conflicts)} conflict(s) from sync to decide on the Review screen",
+                severity="warning",
+                timeout=10,
+            )
+        self.notify(summary(report), title="Sync")
+        changed = [*report.changed, *(c.path for c in report.conflicts)]
+        for screen in self.get_screen_stack("vault"):
+            if isinstance(screen, VaultScreen):
+                screen.post_message(VaultScreen.VaultChanged(changed))
+
+    @on(SyncFailed)
+    def sync_failed(self, message: SyncFailed) -> None:
+        self._show_sync_state(message.state)
+        self.notify(f"Sync stopped: {message.error}", severity="error", timeout=10)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -1,0 +1,468 @@
+"""Syncing a vault through a git remote: fetch, merge, push.
+
+memoryctl builds no sync protocol of its own: a remote is any git remote the person's
+own git can reach, with their credentials, ssh-agent and hooks. `sync` merges (it never
+rebases) so that every commit keeps its id, both devices' histories stay as they were
+made, and each file changed on both sides is merged once, by the memory merge driver.
+A conflict never leaves markers in a file: the file keeps this device's version and a
+"conflict from sync" proposal holds the other, for the person to decide. docs/SYNC.md
+says what and why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memoryctl.conflicts import Conflict
+from memoryctl.memory import iso
+from memoryctl.storage import gitdriver, gitsync, seal
+from memoryctl.storage.gitrepo import GitError, _git
+from memoryctl.storage.scan import is_memory_path
+from memoryctl.storage.vault import Vault, VaultError
+
+STATE_FILE = "sync.json"
+CONFLICT_ACTION = "conflict"
+
+
+class SyncError(VaultError):
+    """Sync stopped; nothing was lost and the local commits are kept."""
+
+
+class NoRemote(SyncError):
+    def __init__(self) -> None:
+        super().__init__(
+            "the vault has no git remote to sync with; add one with "
+            "`git remote add origin URL`, then run memoryctl sync again"
+        )
+
+
+class Unreachable(SyncError):
+    def __init__(self, remote: str, reason: str) -> None:
+        super().__init__(f"could not reach {remote}: {reason}; nothing changed")
+        self.remote = remote
+        self.reason = reason
+
+
+class Refused(SyncError):
+    def __init__(self, remote: str, reason: str) -> None:
+        super().__init__(
+            f"{remote} refused the push: {reason}; your commits are kept here, "
+            "run memoryctl sync again"
+        )
+        self.remote = remote
+        self.reason = reason
+
+
+class NotAVault(SyncError):
+    def __init__(self, remote: str, ref: str) -> None:
+        super().__init__(
+            f"{remote} is not a memoryctl vault ({ref} has no memoryctl.toml); nothing changed"
+        )
+        self.remote = remote
+        self.ref = ref
+
+
+class Unrelated(SyncError):
+    def __init__(self, remote: str, ref: str) -> None:
+        super().__init__(
+            f"{ref} shares no history with this vault: {remote} holds another vault; "
+            "nothing changed"
+        )
+        self.remote = remote
+        self.ref = ref
+
+
+class Rewritten(SyncError):
+    def __init__(self, remote: str, ref: str, last: str, now: str) -> None:
+        super().__init__(
+            f"the history of {ref} was rewritten since the last sync (it no longer holds "
+            f"{last[:12]}, it is now {now[:12]}); nothing changed. If this device's history "
+            "is the one to keep, run memoryctl sync --force-with-lease"
+        )
+        self.remote = remote
+        self.ref = ref
+        self.last = last
+        self.now = now
+
+
+class MergeStopped(SyncError):
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the merge could not start: {reason}; nothing changed")
+        self.reason = reason
+
+
+@dataclass
+class SyncReport:
+    remote: str
+    branch: str
+    received: int = 0  # commits brought in from the remote
+    sent: int = 0  # commits the remote did not have
+    merged: bool = False
+    forced: bool = False
+    conflicts: list[Conflict] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # vault files the sync changed here
+    at: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "branch": self.branch,
+            "received": self.received,
+            "sent": self.sent,
+            "merged": self.merged,
+            "forced": self.forced,
+            "conflicts": [c.as_json() for c in self.conflicts],
+            "notices": list(self.notices),
+            "changed": list(self.changed),
+            "at": self.at,
+        }
+
+
+@dataclass(frozen=True)
+class SyncState:
+    """What the header shows: how far this device and the remote are apart."""
+
+    remote: str | None
+    branch: str | None
+    ahead: int = 0
+    behind: int = 0
+    last_synced: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.remote,
+            "branch": self.branch,
+            "ahead": self.ahead,
+            "behind": self.behind,
+            "last_synced": self.last_synced,
+        }
+
+
+# --- what this device remembers -----------------------------------------------------------
+
+
+def _state_path(root: Path) -> Path:
+    return gitsync.state_dir(root) / STATE_FILE
+
+
+def _read_state(root: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(_state_path(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_state(root: Path, remote: str, branch: str, sha: str, at: str) -> None:
+    data = _read_state(root)
+    data.setdefault("remotes", {})[f"{remote}/{branch}"] = {"sha": sha, "at": at}
+    path = _state_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def pick_remote(root: Path, branch: str, remote: str | None) -> str:
+    known = gitsync.remotes(root)
+    if remote is not None:
+        if remote not in known:
+            names = ", ".join(known) or "none"
+            raise SyncError(f"the vault has no remote named {remote!r} (remotes: {names})")
+        return remote
+    chosen = gitsync.upstream_remote(root, branch)
+    if chosen:
+        return chosen
+    if "origin" in known:
+        return "origin"
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise NoRemote()
+    raise SyncError(f"the vault has several remotes ({', '.join(known)}); choose one with --remote")
+
+
+def state(vault: Vault, remote: str | None = None) -> SyncState:
+    """Ahead, behind and last synced, from what the last fetch saw (no network)."""
+    root = vault.root
+    if not vault.is_git:
+        return SyncState(None, None)
+    try:
+        branch = gitsync.current_branch(root)
+        name = pick_remote(root, branch, remote)
+    except (SyncError, GitError):
+        return SyncState(None, None)
+    last = _read_state(root).get("remotes", {}).get(f"{name}/{branch}", {})
+    tracking = gitsync.rev(root, f"refs/remotes/{name}/{branch}")
+    ahead = behind = 0
+    if tracking and gitsync.rev(root, "HEAD"):
+        ahead, behind = gitsync.counts(root, "HEAD", tracking)
+    return SyncState(name, branch, ahead, behind, last.get("at"))
+
+
+# --- setting up ------------------------------------------------------------------------------
+
+
+def set_up(vault: Vault) -> list[str]:
+    """Install the merge driver and the sealing filter; say what changed."""
+    setup = gitsync.install(vault.root)
+    said = []
+    if setup.config:
+        said.append(
+            "Set up the memory merge driver and the sealing filter in this repository's git config."
+        )
+    if setup.attributes:
+        vault.commit([gitsync.ATTRIBUTES], "Merge memory files key by key and seal secrets")
+        said.append(f"Wrote {gitsync.ATTRIBUTES}: memory files merge key by key.")
+    return said
+
+
+# --- syncing ------------------------------------------------------------------------------------
+
+
+def sync(
+    vault: Vault, *, remote: str | None = None, force_with_lease: bool = False, now: dt.datetime
+) -> SyncReport:
+    root = vault.root
+    if not vault.is_git:
+        raise SyncError(f"{root} is not a git repository, so it cannot sync")
+    branch = gitsync.current_branch(root)
+    name = pick_remote(root, branch, remote)
+    report = SyncReport(name, branch, at=iso(now))
+    have = gitsync.configured(root)
+    had_driver = f"merge.{gitsync.DRIVER}.driver" in have
+    had_sealing = f"filter.{gitsync.DRIVER}.process" in have
+    report.notices += set_up(vault)
+    if not had_sealing:
+        # Files checked out before the filter was set up are still sealed: open them.
+        from memoryctl import sealing
+
+        opened = sealing.open_sealed(vault)
+        if opened.opened:
+            report.notices.append(f"Opened {len(opened.opened)} sealed memories with the key.")
+    if not had_driver:
+        report.notices.append(
+            "The merge driver was missing on this device, so merges made here by hand used "
+            "git's own merge; it is set up now."
+        )
+    _commit_outside_edits(vault, report)
+    before = gitsync.rev(root, "HEAD")
+
+    fetched = _git(root, "fetch", "--no-tags", name, check=False)
+    if fetched.returncode != 0:
+        raise Unreachable(name, _last_line(fetched.stderr))
+    ref = f"refs/remotes/{name}/{branch}"
+    theirs = gitsync.rev(root, ref)
+    short_ref = f"{name}/{branch}"
+    if theirs is None:
+        others = _git(root, "for-each-ref", "--format=%(refname)", f"refs/remotes/{name}/")
+        for other in others.stdout.split():
+            if not other.endswith("/HEAD") and not gitsync.has_path(root, other, "memoryctl.toml"):
+                raise NotAVault(name, other.removeprefix("refs/remotes/"))
+    else:
+        if not gitsync.has_path(root, theirs, "memoryctl.toml"):
+            raise NotAVault(name, short_ref)
+        last = _read_state(root).get("remotes", {}).get(short_ref, {}).get("sha")
+        if last and gitsync.rev(root, last) and not gitsync.is_ancestor(root, last, theirs):
+            if not force_with_lease:
+                raise Rewritten(name, short_ref, last, theirs)
+            return _push_over(vault, report, name, branch, theirs)
+        if _git(root, "merge-base", "HEAD", theirs, check=False).returncode != 0:
+            raise Unrelated(name, short_ref)
+        report.received = gitsync.counts(root, "HEAD", theirs)[1]
+        if report.received:
+            _merge(vault, report, theirs, short_ref)
+
+    head = gitsync.rev(root, "HEAD")
+    assert head is not None
+    report.sent = gitsync.counts(root, "HEAD", theirs)[0] if theirs else 1
+    if theirs != head and (theirs is None or report.sent):
+        _push(root, name, branch, [])
+    _write_state(root, name, branch, head, report.at)
+    _reindex(vault, report, before, head)
+    return report
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    line = lines[-1] if lines else "git gave no reason"
+    return line.removeprefix("fatal: ").removeprefix("error: ")
+
+
+def _commit_outside_edits(vault: Vault, report: SyncReport) -> None:
+    """Commit edits made to memories outside memoryctl, saying so, so they travel too."""
+    status = _git(vault.root, "status", "--porcelain", "-z", "--untracked-files=all")
+    paths = []
+    for entry in status.stdout.split("\0"):
+        if len(entry) > 3:
+            path = entry[3:]
+            if is_memory_path(path, vault.config) or path.startswith("proposals/"):
+                paths.append(path)
+    if paths:
+        vault.commit(paths, "Record edits made outside memoryctl before syncing")
+        report.notices.append(f"Committed {len(paths)} edited file(s) before syncing.")
+
+
+_CONFLICT_LINE = re.compile(r"^CONFLICT \(([^)]*)\): (.*)$", re.M)
+
+
+def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> None:
+    root = vault.root
+    # Every memory file both sides changed is left to `_settle`, which merges it the way
+    # the merge driver does, in this process: starting Python once per file would make
+    # a sync of a thousand such files take minutes. A `git pull` by hand uses the driver.
+    result = _git(
+        root,
+        "-c",
+        f"merge.{gitsync.DRIVER}.driver=false",
+        "merge",
+        "--no-edit",
+        "-m",
+        f"Sync with {short_ref}",
+        theirs,
+        check=False,
+    )
+    report.merged = True
+    if result.returncode != 0:
+        unmerged = _unmerged(root)
+        if not unmerged:
+            if gitsync.rev(root, "MERGE_HEAD"):
+                _git(root, "merge", "--abort", check=False)
+            raise MergeStopped(_last_line(result.stderr or result.stdout))
+        for kind, text in _CONFLICT_LINE.findall(result.stdout):
+            if kind.startswith("rename") or "deleted" in text:
+                report.notices.append(f"{text.strip()}; nothing was deleted, both paths are kept")
+        _settle(vault, report, unmerged)
+        done = _git(root, "commit", "--no-edit", check=False)
+        if done.returncode != 0:
+            raise MergeStopped(_last_line(done.stderr or done.stdout))
+    _conflicts_to_proposals(vault, report, theirs)
+
+
+def _unmerged(root: Path) -> dict[str, dict[int, str]]:
+    """Paths git could not merge, with their stages (1 ancestor, 2 ours, 3 theirs)."""
+    found: dict[str, dict[int, str]] = {}
+    listing = _git(root, "ls-files", "-u", "-z").stdout
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        info, _, path = entry.partition("\t")
+        _, blob, stage = info.split()
+        found.setdefault(path, {})[int(stage)] = blob
+    return found
+
+
+def _blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
+    """Many blobs read by one `git cat-file --batch`."""
+    import subprocess
+
+    order = sorted(ids)
+    out = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=root,
+        input="".join(f"{blob}\n" for blob in order).encode(),
+        capture_output=True,
+        check=True,
+    ).stdout
+    found: dict[str, bytes] = {}
+    at = 0
+    for blob in order:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split()[2])
+        found[blob] = out[header_end + 1 : header_end + 1 + size]
+        at = header_end + 1 + size + 1
+    return found
+
+
+def _settle(vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]]) -> None:
+    """Resolve the paths git left unmerged, keeping every version that exists."""
+    root = vault.root
+    blobs = _blobs(root, {blob for stages in unmerged.values() for blob in stages.values()})
+    keys = gitdriver.Keys(root)
+    for path, stages in unmerged.items():
+        if 2 in stages and 3 in stages:
+            base = blobs[stages[1]] if 1 in stages else None
+            stored = gitdriver.merge_stored(
+                root, path, base, blobs[stages[2]], blobs[stages[3]], keys
+            )
+            if stored is None:
+                raise MergeStopped(f"{path} is secret and this device has no key to seal it")
+        else:
+            # Deleted on one side and changed (or renamed) on the other: keep the file.
+            stored = blobs[stages[2] if 2 in stages else stages[3]]
+            report.notices.append(
+                f"{path}: deleted on one device and changed on the other; the file is kept"
+            )
+        _write_worktree(root, path, stored, keys)
+    _git(root, "add", "--", *unmerged)
+
+
+def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) -> None:
+    """Write a file as the working tree holds it (opened, when sealed and the key is here)."""
+    key = keys.get() if seal.is_sealed(stored) else None
+    if key is not None:
+        with contextlib.suppress(seal.SealError):  # kept sealed; the index says why
+            stored = seal.unseal(stored, key)
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(stored)
+
+
+def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str) -> None:
+    from memoryctl import conflicts
+
+    recorded = gitsync.take_conflicts(vault.root)
+    if not recorded:
+        return
+    written = conflicts.file_conflicts(vault, recorded, theirs, report.at)
+    report.conflicts += written.conflicts
+    report.notices += written.notices
+
+
+def _push(root: Path, remote: str, branch: str, extra: list[str]) -> None:
+    upstream = [] if gitsync.upstream_remote(root, branch) else ["--set-upstream"]
+    pushed = _git(root, "push", *upstream, *extra, remote, f"HEAD:refs/heads/{branch}", check=False)
+    if pushed.returncode != 0:
+        text = pushed.stderr
+        if "rejected" in text or "denied" in text or "hook declined" in text:
+            reason = _last_line(text.split("hint:")[0])
+            raise Refused(remote, reason)
+        raise Unreachable(remote, _last_line(text))
+
+
+def _push_over(
+    vault: Vault, report: SyncReport, remote: str, branch: str, theirs: str
+) -> SyncReport:
+    """Put this device's history back on a remote whose history was rewritten, keeping
+    the rewritten one here under refs/memoryctl/ so nothing is lost."""
+    root = vault.root
+    keep = f"refs/memoryctl/rewritten/{remote}/{branch}/{theirs[:12]}"
+    _git(root, "update-ref", keep, theirs)
+    _push(root, remote, branch, [f"--force-with-lease=refs/heads/{branch}:{theirs}"])
+    head = gitsync.rev(root, "HEAD")
+    assert head is not None
+    report.forced = True
+    report.notices.append(
+        f"{remote}/{branch} had a rewritten history; it now holds this device's again. "
+        f"The rewritten one is kept here as {keep}."
+    )
+    _write_state(root, remote, branch, head, report.at)
+    return report
+
+
+def _reindex(vault: Vault, report: SyncReport, before: str | None, head: str) -> None:
+    if before == head:
+        return
+    changed = gitsync.changed_paths(vault.root, before, head)
+    report.changed = changed
+    memories = [p for p in changed if is_memory_path(p, vault.config)]
+    if memories:
+        vault.index.sync_paths(memories)

@@ -1,0 +1,88 @@
+"""The TUI's Sync action (f5, and the palette), its state in the header, and a conflict
+from sync decided on the Review screen."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+from textual.pilot import Pilot
+from textual.widgets import OptionList, Static
+from tui_support import SIZE, settled, show, toasts, until
+
+from memoryctl.storage.vault import Vault
+from memoryctl.tui.app import MemoryApp, make_app
+from memoryctl.tui.screens.review import ReviewScreen
+from tests.sync_support import Devices, make_devices
+
+
+@pytest.fixture
+def devices(tmp_path, cli, monkeypatch) -> Devices:
+    return make_devices(tmp_path, cli, monkeypatch)
+
+
+@asynccontextmanager
+async def running(devices: Devices, device: Path) -> AsyncIterator[tuple[MemoryApp, Pilot]]:
+    """The TUI on one device's vault, settled."""
+    devices.on(device)
+    vault = Vault(device)
+    app = make_app(vault, watch=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(pilot)
+            yield app, pilot
+    finally:
+        vault.close()
+
+
+async def test_the_sync_key_brings_the_other_devices_memory_and_shows_the_state(devices):
+    memory_id = devices.add(devices.laptop, "Owls hunt at dusk", "--title", "Owls")
+    assert devices.sync(devices.laptop).code == 0
+    async with running(devices, devices.desktop) as (app, pilot):
+        assert "origin" in app.sub_title and "synced" in app.sub_title
+        await pilot.press("f5")
+        await until(pilot, lambda: any("Received" in t for t in toasts(app)), timeout=60)
+        await settled(pilot)
+        assert app.vault.index.get(memory_id) is not None
+        assert "↑0 ↓0" in app.sub_title and "synced just now" in app.sub_title
+
+
+async def test_sync_is_in_the_command_palette(devices):
+    async with running(devices, devices.laptop) as (app, pilot):
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"sync")
+        palette = app.screen
+
+        def offered() -> bool:
+            options = palette.query_one(OptionList)
+            return any(
+                "Sync: Fetch, merge and push" in str(options.get_option_at_index(n).prompt)
+                for n in range(options.option_count)
+            )
+
+        await until(pilot, offered, timeout=10)
+        await pilot.press("enter")
+        await until(pilot, lambda: any("Up to date" in t for t in toasts(app)), timeout=60)
+
+
+async def test_a_conflict_from_sync_shows_both_versions_and_taking_the_other_one(devices):
+    _, _, desktop_file = devices.same_line_changed()
+    async with running(devices, devices.desktop) as (app, pilot):
+        await pilot.press("f5")
+        await until(pilot, lambda: any("conflict" in t for t in toasts(app)), timeout=60)
+        assert "Buy rice milk" in desktop_file.read_text()
+        await show(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        text = screen.query_one("#proposal-text", Static)
+        await until(pilot, lambda: "conflict from sync" in str(text.render()), timeout=20)
+        shown = str(text.render())
+        assert "-Buy rice milk" in shown and "+Buy soy milk" in shown
+        await pilot.press("a")
+        await until(pilot, lambda: "Buy soy milk" in desktop_file.read_text(), timeout=20)
+        await settled(pilot)
+    assert "<<<<<<<" not in desktop_file.read_text()
