@@ -1,4 +1,4 @@
-"""The TUI's Sync action (f5, and the palette), its state in the header, and a conflict
+"""The TUI's Sync action (f5), its state in the header, and a conflict
 from sync decided on the Review screen."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 from tui_support import SIZE, settled, show, toasts, until
 
 from memoryctl.storage.vault import Vault
@@ -48,25 +47,6 @@ async def test_the_sync_key_brings_the_other_devices_memory_and_shows_the_state(
         await settled(pilot)
         assert app.vault.index.get(memory_id) is not None
         assert "↑0 ↓0" in app.sub_title and "synced just now" in app.sub_title
-
-
-async def test_sync_is_in_the_command_palette(devices):
-    async with running(devices, devices.laptop) as (app, pilot):
-        await pilot.press("ctrl+p")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"sync")
-        palette = app.screen
-
-        def offered() -> bool:
-            options = palette.query_one(OptionList)
-            return any(
-                "Sync: Fetch, merge and push" in str(options.get_option_at_index(n).prompt)
-                for n in range(options.option_count)
-            )
-
-        await until(pilot, offered, timeout=10)
-        await pilot.press("enter")
-        await until(pilot, lambda: any("Up to date" in t for t in toasts(app)), timeout=60)
 
 
 async def test_a_conflict_from_sync_shows_both_versions_and_taking_the_other_one(devices):
