@@ -703,8 +703,8 @@ def test_the_builder_refuses_a_budget_below_one_token(sample_dir):
 
 def test_a_now_that_is_not_a_date_is_a_clear_error(sample_dir, cli):
     result = cli("--vault", str(sample_dir), "preview", "--now", "next tuesday")
-    assert result.code == 1
-    assert "--now 'next tuesday' is not a date" in result.err
+    assert result.code == 2  # a usage error, found before any work
+    assert "--now: 'next tuesday' is not a date" in result.err
 
 
 # --- the report -------------------------------------------------------------------------------
