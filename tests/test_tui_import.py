@@ -32,7 +32,8 @@ async def test_import_from_the_palette_checks_first_then_imports_once(
         def offered() -> int | None:
             options = palette.query_one(OptionList)
             for n in range(options.option_count):
-                if "Import: Import memories" in str(options.get_option_at_index(n).prompt):
+                prompt = str(options.get_option_at_index(n).prompt)
+                if prompt.startswith("Import") and "Import memories" in prompt:
                     return n
             return None
 
