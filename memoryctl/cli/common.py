@@ -101,6 +101,8 @@ def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start
     for text in vault.notices:
         note(text)
     vault.index.notices.clear()
+    if getattr(args, "live_checks", True):
+        check_changes(vault, getattr(args, "now", None))
     if vault.last_sync and vault.last_sync.problems and not getattr(args, "quiet_problems", False):
         count = len(vault.last_sync.problems)
         note(
@@ -108,6 +110,32 @@ def open_vault(args: argparse.Namespace):  # -> Vault (import deferred for start
             "`memoryctl doctor` lists them."
         )
     return vault
+
+
+def check_changes(vault, now: str | None = None) -> None:
+    """Run the live checks over what the index just took in; say what they proposed.
+
+    `now` is the command's --now, when it has one (proposals are dated by it, so an
+    export at a fixed moment is the same every time); the clock otherwise. The checks
+    never stop the command: one that cannot run (git refuses the commit, say) is a
+    warning, and the next command tries again."""
+    from memoryctl.actions import utcnow
+    from memoryctl.errors import describe
+    from memoryctl.live_checks import check_changes as run
+    from memoryctl.memory import moment, parse_moment
+
+    try:
+        when = moment(parse_moment(now)) if now else utcnow()
+    except ValueError:
+        when = utcnow()  # the command itself says what is wrong with its --now
+    try:
+        report = run(vault, now=when)
+    except Exception as error:
+        note(f"warning: the checks on what changed could not run: {describe(error)[0]}")
+        return
+    if report.proposed:
+        count = len(report.proposed)
+        note(f"{count} new proposal{'' if count == 1 else 's'} to review (memoryctl review).")
 
 
 def finish(vault) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from memoryctl.cli.common import (
     EXIT_USER,
     UserError,
+    check_changes,
     emit_json,
     find_vault,
     note,
@@ -154,6 +155,7 @@ def cmd_watch(args: argparse.Namespace) -> None:
     note(f"Watching {vault.root} (ctrl+c to stop)…")
     try:
         for report, paths in watch_vault(vault):
+            check_changes(vault)
             if args.json:
                 emit_json({"paths": paths, "changed": report.touched})
             else:

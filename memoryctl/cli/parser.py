@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from memoryctl import __version__
-from memoryctl.cli.common import EXIT_USAGE, note
+from memoryctl.cli.common import EXIT_USAGE, check_changes, note
 
 
 class Parser(argparse.ArgumentParser):
@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.path = None
     try:
         args.func(args)
+        vault = getattr(args, "opened_vault", None)
+        if vault is not None and vault.last_sync is not None:
+            check_changes(vault, getattr(args, "now", None))  # what the command changed
     except SystemExit as exit_:
         return int(exit_.code or 0)
     except KeyboardInterrupt:

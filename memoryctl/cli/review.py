@@ -161,11 +161,12 @@ def _print_check(vault, report, problems: Sequence[tuple[str, str]]) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> None:
-    from memoryctl.checks import run_checks
+    from memoryctl.checks import check_now
     from memoryctl.proposals import ProposalStore
 
+    args.live_checks = False  # this command checks everything, and says what it found
     vault = open_vault(args)
-    report = run_checks(vault, now=_now(args.now))
+    report = check_now(vault, now=_now(args.now))
     finish(vault)
     if args.json:
         emit_json(report.as_json())

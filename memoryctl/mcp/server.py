@@ -14,6 +14,7 @@ the agent's profile comes from its identity.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import subprocess
 import sys
@@ -425,14 +426,30 @@ def keep_current(
         finally:
             state.ready.set()
         try:
+            check_what_changed(state, notice)
             for _ in watch_vault(vault, stop, watching=state.watching):
-                pass
+                check_what_changed(state, notice)
         except Exception as error:  # the server keeps serving; it only stops noticing edits
             notice(f"memoryctl: stopped watching the vault: {error}")
 
     thread = threading.Thread(target=run, name="memoryctl-index", daemon=True)
     thread.start()
     return thread, stop
+
+
+def check_what_changed(state: ServerState, notice: Callable[[str], None]) -> None:
+    """The live checks over what the index just took in (an edit, a pull, an agent's
+    write), one write at a time with the agents' own."""
+    from memoryctl.live_checks import check_changes
+
+    try:
+        with state.gate.lock:
+            report = check_changes(state.vault, now=dt.datetime.now(dt.UTC))
+    except Exception as error:  # a failed check never stops the server; the next one retries
+        notice(f"memoryctl: the checks on what changed could not run: {error}")
+        return
+    if report.proposed:
+        notice(f"memoryctl: {len(report.proposed)} new proposal(s) for the person to review")
 
 
 def finish_writes(server: MCPServer, timeout: float = 30.0) -> None:

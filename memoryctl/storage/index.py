@@ -22,6 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memoryctl.storage.changes import LiveChanges
 from memoryctl.storage.config import VaultConfig
 from memoryctl.storage.contest_queries import ContestQueries
 from memoryctl.storage.index_connection import IndexCorrupt, building_lock, is_index_error
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 
-class Index(IndexHealth, IndexLists, IndexReads, ContestQueries):
+class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
     """One open index. Methods are safe to call from several threads."""
 
     @cached_property

@@ -25,7 +25,7 @@ from textual.worker import get_current_worker
 from memoryctl.corrections import now_lines
 from memoryctl.memory import Memory
 from memoryctl.tui.list_filter import ListFilter, narrowed
-from memoryctl.tui.screens.base import AppScreen, describe, opened_index, stored_index
+from memoryctl.tui.screens.base import AppScreen, WorkFailed, describe, opened_index, stored_index
 from memoryctl.tui.widgets import MemoryList, MemoryView, Row, RowPages
 from memoryctl.tui.widgets.facet_bar import FacetBar
 from memoryctl.tui.widgets.footer import KeysFooter
@@ -327,8 +327,23 @@ class VaultScreen(AppScreen):
     def watch_files(self) -> None:
         from memoryctl.storage.watch import watch_vault
 
+        if self.check_changes():  # what the index took in when it opened
+            self.post_message(self.VaultChanged([]))
         for _report, paths in watch_vault(self.vault, stop=self._stop_watching):
+            self.check_changes()
             self.post_message(self.VaultChanged(paths))
+
+    def check_changes(self) -> bool:
+        """The live checks over what the index took in; True when they proposed."""
+        from memoryctl.actions import utcnow
+        from memoryctl.live_checks import check_changes
+
+        try:
+            report = check_changes(self.vault, now=utcnow())
+        except Exception as error:
+            self.post_message(WorkFailed("check what changed", describe(error)))
+            return False
+        return bool(report.proposed)
 
     # --- handlers: they own the widgets ------------------------------------------------------
 

@@ -1,0 +1,68 @@
+"""Which index rows the live checks have seen (see `live_checks.py`).
+
+Every changed or new file gets a new rowid, above every rowid before it, so the rows
+above a stored mark are exactly what changed since the checks last ran. The mark lives
+in the index's `meta` table, so a rebuilt index starts again from nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memoryctl.memory import Memory
+from memoryctl.storage.index_connection import IndexConnection
+
+MARK = "live_checked_rowid"
+
+
+class LiveChanges(IndexConnection):
+    """The part of `Index` that `live_checks.py` reads through."""
+
+    def newest_rowid(self) -> int:
+        return self._execute("SELECT coalesce(max(rowid), 0) FROM notes")[0][0]
+
+    def live_mark(self) -> int | None:
+        rows = self._execute("SELECT value FROM meta WHERE key = ?", (MARK,))
+        return int(rows[0][0]) if rows else None
+
+    def set_live_mark(self, rowid: int) -> None:
+        self._execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MARK, str(rowid)))
+
+    def rows_after(self, rowid: int) -> int:
+        return self._execute("SELECT count(*) FROM notes WHERE rowid > ?", (rowid,))[0][0]
+
+    def memories_after(self, rowid: int) -> list[Memory]:
+        """The readable memories indexed after `rowid` (their bodies left out)."""
+        return self._memories(
+            "SELECT doc, '' FROM notes WHERE rowid > ? AND broken IS NULL", (rowid,)
+        )
+
+    def facts_about(self, subjects: Sequence[str], predicates: Sequence[str]) -> list[Memory]:
+        """The typed facts (not retired) with these subjects and predicates, read from
+        the columns alone: enough for the rules, and fast for a subject with thousands."""
+        if not subjects or not predicates:
+            return []
+        found: list[Memory] = []
+        for start in range(0, len(subjects), 200):
+            part = list(subjects[start : start + 200])
+            rows = self._execute(
+                "SELECT mid, path, title, created, status, subject, predicate, value FROM notes "
+                f"WHERE subject IN ({','.join('?' * len(part))}) "
+                f"AND predicate IN ({','.join('?' * len(predicates))}) "
+                "AND status != 'retired' AND value IS NOT NULL AND broken IS NULL",
+                [*part, *predicates],
+            )
+            found += [
+                Memory(
+                    id=mid,
+                    path=path,
+                    title=title,
+                    created=created,
+                    status=status,
+                    subject=subject,
+                    predicate=predicate,
+                    value=value,
+                )
+                for mid, path, title, created, status, subject, predicate, value in rows
+            ]
+        return found
