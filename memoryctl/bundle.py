@@ -429,7 +429,7 @@ def build_bundle(
         chosen.append(memory)
 
     heads = now_lines(index, [*kept_pins, *chosen])
-    contests = _contests(index, [*kept_pins, *chosen], registry, excludes, pending)
+    contests = contests_in(index, [*kept_pins, *chosen], registry, excludes, pending)
     beside = [c for cs in heads.values() for c in cs]
     beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
     builder.beside_ancestors = _ancestors(index, beside)
@@ -508,7 +508,7 @@ def build_bundle(
     )
 
 
-def _contests(
+def contests_in(
     index: Index,
     memories: Sequence[Memory],
     registry: Mapping[str, Predicate] | None,

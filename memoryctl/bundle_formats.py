@@ -27,12 +27,12 @@ def _entry(entry: Entry) -> dict[str, Any]:
             for b in entry.beneath
             if b.kind == "now" and b.memory is not None
         ],
-        "newer": [_newer(b) for b in entry.newer],
+        "newer": [newer_json(b) for b in entry.newer],
         "notes": list(entry.notes),
     }
 
 
-def _newer(line: Beneath) -> dict[str, Any]:
+def newer_json(line: Beneath) -> dict[str, Any]:
     """A contest beneath an entry: the newer memory (or only the pending proposal)."""
     contest = line.contest
     assert contest is not None

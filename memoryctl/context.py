@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from memoryctl.bundle import Bundle, build_bundle
+from memoryctl.bundle import Bundle, build_bundle, contests_in
+from memoryctl.contested import Contest
+from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal, ProposalStore
 from memoryctl.rules import exclusions, load_registry
 from memoryctl.storage.vault import Vault, VaultError
@@ -42,4 +44,12 @@ def context_bundle(
         excludes=exclusions(registry),
         registry=registry,
         pending=pending_proposals(vault),
+    )
+
+
+def contests_of(vault: Vault, memories: list[Memory]) -> dict[str, list[Contest]]:
+    """What contests each of these memories, as the bundle shows it beneath them."""
+    registry = load_registry(vault.config)
+    return contests_in(
+        vault.index, memories, registry, exclusions(registry), pending_proposals(vault)
     )

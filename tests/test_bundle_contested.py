@@ -287,3 +287,32 @@ def test_a_memory_that_names_itself_in_retires_contests_nothing():
     assert [(c.target, c.why) for c in by_retires([selfish, other], [selfish])] == [
         ("b", "retires")
     ]
+
+
+# --- an agent's recall over MCP ---------------------------------------------------------------
+
+
+def test_an_agent_recalling_the_older_city_is_told_the_newer_one_within_its_profile(sample_dir):
+    from memoryctl.mcp.view import Caller, recall_for
+    from memoryctl.storage.vault import Vault
+
+    add_profiles(sample_dir, '[profiles.work]\nnamespaces = ["work"]\n')
+    vault = Vault(sample_dir)
+    try:
+        shelf = recall_for(vault, Caller("personal-agent", vault.config.profile(None)), "Lisbon")
+        [lisbon] = [s for s in shelf.shown if s.memory.id == LISBON]
+        assert f"    newer (2026-10-28, replaces this): {PORTO_TEXT}" in lisbon.block
+        assert lisbon.as_json()["newer"][0]["id"] == PORTO
+        neovim = recall_for(vault, Caller("coding-agent", vault.config.profile("work")), "Neovim")
+        [shown] = [s for s in neovim.shown if s.memory.id == NEOVIM]
+        assert HELIX_TEXT in shown.block  # same namespace: named
+    finally:
+        vault.close()
+    edit_frontmatter(path_of(sample_dir, HELIX), namespace="personal")
+    vault = Vault(sample_dir)
+    try:
+        neovim = recall_for(vault, Caller("coding-agent", vault.config.profile("work")), "Neovim")
+        [shown] = [s for s in neovim.shown if s.memory.id == NEOVIM]
+        assert HELIX_TEXT not in shown.text and HELIX not in json.dumps(shown.as_json())
+    finally:
+        vault.close()

@@ -24,8 +24,10 @@ def messages_for(cli, root, relpath: str) -> list[str]:
 
 
 def proposed_targets(cli, root) -> list[str]:
-    report = cli(*v(root), "--json", "check", "--now", NOW).json()
-    return sorted(t for p in report["proposed"] for t in p["targets"])
+    """Every memory a pending proposal is about, after the checks ran on the vault."""
+    assert cli(*v(root), "check", "--now", NOW).code == 0
+    proposals = cli(*v(root), "review", "--json").json()["proposals"]
+    return sorted(t["id"] for p in proposals for t in p["targets"])
 
 
 def test_a_retires_that_names_a_missing_id_is_reported_with_the_file(sample_dir, cli):

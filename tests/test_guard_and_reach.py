@@ -36,14 +36,15 @@ def test_the_share_of_a_small_vault_has_a_floor_and_the_cap_bounds_a_large_one()
 
 
 def test_deprecating_a_word_that_names_much_of_the_vault_needs_force(sample_dir, cli):
-    before = sorted(p.name for p in sample_dir.rglob("*.md"))
+    memories = sample_dir / "memories"
+    before = sorted(p.name for p in memories.rglob("*.md"))
     for command in ("correct", "add"):
         refused = cli(*v(sample_dir), command, "UFO is now Saucer.", "--deprecates", "UFO")
         assert refused.code == 1, command
         assert "'UFO' would reach 17 memories" in refused.err
         assert "more than 10% of the vault's 45; the guard is 10" in refused.err
         assert "--force" in refused.err
-    assert sorted(p.name for p in sample_dir.rglob("*.md")) == before
+    assert sorted(p.name for p in memories.rglob("*.md")) == before
     forced = cli(*v(sample_dir), "correct", "UFO is Saucer.", "--deprecates", "UFO", "--force")
     assert forced.code == 0, forced.err
     assert "This correction reaches 17 older memories." in forced.err

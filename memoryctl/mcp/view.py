@@ -15,15 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from memoryctl.bundle import (
+    Beneath,
     Bundle,
     _ancestors,
     age_note,
     lineage_reason,
+    newer_line,
+    now_line,
     render_block,
     visibility_reason,
 )
-from memoryctl.bundle_formats import as_json
-from memoryctl.context import context_bundle
+from memoryctl.bundle_formats import as_json, newer_json
+from memoryctl.context import contests_of, context_bundle
 from memoryctl.corrections import now_lines
 from memoryctl.memory import Memory
 from memoryctl.storage.config import Profile
@@ -63,6 +66,7 @@ class Shown:
     block: str
     now: tuple[Memory, ...]
     notes: tuple[str, ...]
+    newer: tuple[Beneath, ...] = ()
 
     @property
     def text(self) -> str:
@@ -87,6 +91,7 @@ class Shown:
             "created": m.created,
             "source": {"kind": m.source_kind, "ref": m.source_ref},
             "now": [{"id": c.id, "text": c.text} for c in self.now],
+            "newer": [newer_json(b) for b in self.newer],
             "notes": list(self.notes),
             "block": self.block,
         }
@@ -132,17 +137,27 @@ def visible(index: Index, profile: Profile, memories: Sequence[Memory]) -> list[
     return [m for m in memories if m.id not in fenced]
 
 
-def _shown(
-    index: Index, profile: Profile, memories: Sequence[Memory], age_days: int
-) -> list[Shown]:
+def _shown(vault: Vault, profile: Profile, memories: Sequence[Memory]) -> list[Shown]:
+    """Each memory with its `now:` lines and the newer memories that contest it, as the
+    bundle shows them, with nothing the profile may not see."""
+    index = vault.index
     heads = now_lines(index, memories)
-    corrections = [c for cs in heads.values() for c in cs]
-    fenced = hidden(index, profile, corrections)
+    contests = contests_of(vault, list(memories))
+    beside = [c for cs in heads.values() for c in cs]
+    beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
+    fenced = hidden(index, profile, beside)
     result = []
     for memory in memories:
         now = tuple(c for c in heads[memory.id] if c.id not in fenced)
-        notes = tuple(n for n in (age_note(memory, None, age_days),) if n)
-        result.append(Shown(memory, render_block(memory, now, notes), now, notes))
+        beneath = [Beneath("now", now_line(c), c) for c in now]
+        beneath += [
+            Beneath("newer", newer_line(c), c.newer, c)
+            for c in contests.get(memory.id, ())
+            if c.newer is None or c.newer.id not in fenced
+        ]
+        notes = tuple(n for n in (age_note(memory, None, vault.config.anchor_age_days),) if n)
+        block = render_block(memory, now, notes, beneath)
+        result.append(Shown(memory, block, now, notes, tuple(b for b in beneath if b.contest)))
     return result
 
 
@@ -206,14 +221,14 @@ def recall_for(
     rows = index.search_rows(query, limit=min(limit * _OVERFETCH, 500), statuses=("active",))
     found = [m for m in index.by_rowids(rows) if namespace is None or m.namespace == namespace]
     kept = visible(index, profile, found)[:limit]
-    shown = _shown(index, profile, kept, vault.config.anchor_age_days)
+    shown = _shown(vault, profile, kept)
     return Shelf(tuple(shown), (OUTSIDE_NOTE,))
 
 
 def pins_for(vault: Vault, caller: Caller) -> Shelf:
     """The pinned memories the profile may see, in the person's order."""
     bundle = context_bundle(vault, profile=caller.profile.name)
-    shown = [Shown(e.memory, e.block, e.now, e.notes) for e in bundle.pinned]
+    shown = [Shown(e.memory, e.block, e.now, e.notes, e.newer) for e in bundle.pinned]
     return Shelf(tuple(shown), (OUTSIDE_NOTE,), empty_text="No pinned memories.")
 
 

@@ -1,0 +1,120 @@
+"""Figures for live proposals: what the live checks add to a one-file sync, and a full check.
+
+The vault has N memories (a tenth of them typed facts) plus N/1000 (at least 5) that
+name an older memory in `retires`. A full check runs first and files what it finds.
+Then, 40 times each, one memory's file is edited as an editor would, the index syncs
+that one path (`sync_ms`), and the live checks run over it (`live_ms`): for a plain
+memory, for a typed fact (the rules compare it with every fact about its subject
+under its predicate and those that exclude it), and for a memory that names another
+in `retires`. Last, `check` runs again over the whole vault, finding everything
+already proposed (`check_again_s`), which is what "check everything now" costs on a
+vault whose queue is current.
+
+The synthetic vault is not a git repository, so filing leaves out git's commit.
+
+    python -m bench.live_bench --n 100000
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from bench.common import bench_main, fresh_cache, log, machine, ms, percentiles, synth_vault, timer
+from bench.synthvault import SynthSpec
+from memoryctl.checks import run_checks
+from memoryctl.live_checks import check_changes
+from memoryctl.memory import moment
+from memoryctl.storage import changes
+from memoryctl.storage.vault import Vault
+
+NOW = moment("2026-11-29T12:00:00Z")
+EDITS = 40
+
+
+def _write_retiring(root: Path, ids: list[str], count: int, rng: random.Random) -> list[str]:
+    folder = root / "memories" / "retiring"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for number in range(count):
+        memory_id = f"rt{number:08d}"
+        target = rng.choice(ids)
+        (folder / f"{memory_id}.md").write_text(
+            f"---\nid: {memory_id}\ntitle: Replaces {target}\ncreated: 2027-01-01T00:00:00Z\n"
+            f"retires: [{target}]\n---\n\nThis replaces {target}.\n",
+            encoding="utf-8",
+        )
+        written.append(f"memories/retiring/{memory_id}.md")
+    return written
+
+
+def _edit(vault: Vault, relpath: str, number: int) -> None:
+    path = vault.root / relpath
+    path.write_text(path.read_text(encoding="utf-8") + f"\nEdited {number}.\n", encoding="utf-8")
+
+
+def _edits(vault: Vault, paths: list[str], rng: random.Random) -> dict[str, object]:
+    sync_times: list[float] = []
+    live_times: list[float] = []
+    for number in range(EDITS):
+        relpath = rng.choice(paths)
+        _edit(vault, relpath, number)
+        with timer() as synced:
+            vault.index.sync_paths([relpath])
+        with timer() as checked:
+            check_changes(vault, now=NOW)
+        sync_times.append(synced[0])
+        live_times.append(checked[0])
+    return {"sync_ms": percentiles(sync_times), "live_ms": percentiles(live_times)}
+
+
+def run(n: int, workdir: Path) -> dict[str, object]:
+    info = synth_vault(workdir, f"live-{n}", SynthSpec(n=n))
+    rng = random.Random(23)
+    retiring = _write_retiring(info.root, info.ids, max(5, n // 1000), rng)
+    fresh_cache(workdir, f"live-{n}")
+    vault = Vault(info.root)
+    with timer() as cold:
+        _ = vault.index
+    log(f"cold index {cold[0]:.2f} s")
+
+    with timer() as first:
+        filed = run_checks(vault, now=NOW)
+    log(f"first check {first[0]:.2f} s, filed {len(filed.proposed)}")
+    changes.set_checked_mark(vault.index, changes.newest_rowid(vault.index))
+
+    rows = vault.index.execute(
+        "SELECT path, subject IS NOT NULL FROM notes WHERE status = 'active' AND broken IS NULL"
+    )
+    plain = [path for path, typed in rows if not typed and not path.startswith("memories/ret")]
+    typed = [path for path, is_typed in rows if is_typed]
+    figures = {
+        "plain_memory": _edits(vault, plain, rng),
+        "typed_fact": _edits(vault, typed, rng),
+        "names_in_retires": _edits(vault, retiring, rng),
+    }
+    for name, figure in figures.items():
+        log(
+            f"{name}: sync p95 {figure['sync_ms']['p95_ms']} ms, "  # type: ignore[index]
+            f"live checks p95 {figure['live_ms']['p95_ms']} ms"  # type: ignore[index]
+        )
+
+    with timer() as again:
+        repeated = run_checks(vault, now=NOW)
+    log(f"check again {again[0]:.2f} s ({repeated.already} already proposed)")
+    vault.close()
+    return {
+        "benchmark": "live",
+        "n": n,
+        "machine": machine(),
+        "cold_index_s": round(cold[0], 2),
+        "first_check_s": round(first[0], 2),
+        "first_check_filed": len(filed.proposed),
+        "check_again_s": round(again[0], 2),
+        "check_again_ms": ms(again[0]),
+        "one_file_edit": figures,
+    }
+
+
+if __name__ == "__main__":
+    bench_main(run, __doc__)
