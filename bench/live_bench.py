@@ -25,7 +25,6 @@ from bench.synthvault import SynthSpec
 from memoryctl.checks import run_checks
 from memoryctl.live_checks import check_changes
 from memoryctl.memory import moment
-from memoryctl.storage import changes
 from memoryctl.storage.vault import Vault
 
 NOW = moment("2026-11-29T12:00:00Z")
@@ -81,13 +80,11 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     with timer() as first:
         filed = run_checks(vault, now=NOW)
     log(f"first check {first[0]:.2f} s, filed {len(filed.proposed)}")
-    changes.set_checked_mark(vault.index, changes.newest_rowid(vault.index))
+    vault.index.set_live_mark(vault.index.newest_rowid())
 
-    rows = vault.index.execute(
-        "SELECT path, subject IS NOT NULL FROM notes WHERE status = 'active' AND broken IS NULL"
-    )
-    plain = [path for path, typed in rows if not typed and not path.startswith("memories/ret")]
-    typed = [path for path, is_typed in rows if is_typed]
+    active = [m for m in vault.index.memories_after(0) if m.status == "active"]
+    plain = [m.path for m in active if not m.subject and not m.retires]
+    typed = [m.path for m in active if m.subject]
     figures = {
         "plain_memory": _edits(vault, plain, rng),
         "typed_fact": _edits(vault, typed, rng),
