@@ -296,7 +296,6 @@ def test_an_agent_recalling_the_older_city_is_told_the_newer_one_within_its_prof
     from memoryctl.mcp.view import Caller, recall_for
     from memoryctl.storage.vault import Vault
 
-    add_profiles(sample_dir, '[profiles.work]\nnamespaces = ["work"]\n')
     vault = Vault(sample_dir)
     try:
         shelf = recall_for(vault, Caller("personal-agent", vault.config.profile(None)), "Lisbon")
