@@ -26,8 +26,9 @@ from memoryctl.checks import anchored_memories, explicit_suggestions, find_all, 
 from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
 from memoryctl.memory import Memory
-from memoryctl.proposals import Proposal, Suggestion
+from memoryctl.proposals import Proposal, Suggestion, proposal_id
 from memoryctl.rules import exclusions, is_typed, load_registry, rule_suggestions
+from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.vault import Vault, VaultError
 
 # More changed rows than this (a cold build, a large `git pull`) and the whole vault
@@ -100,6 +101,7 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         changed = index.memories_after(mark)
         report.checked = len(changed)
         found = suggestions_for(vault, changed, now)
+    found = unfiled(vault, found)
     if found:
         change = Change.start(vault, now)
         report.proposed = change.propose(found)
@@ -107,6 +109,15 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
             report.commit = change.commit(_message(report))
     index.set_live_mark(top)
     return report
+
+
+def unfiled(vault: Vault, found: list[Suggestion]) -> list[Suggestion]:
+    """The suggestions whose proposal file is not there. A proposal's file is named
+    after its key, so one stat per suggestion tells, where listing a queue of thousands
+    to compare keys would take most of a second; `Change.propose` still compares the
+    keys of what is left, so a file that merely shares a name proposes nothing twice."""
+    folder = vault.root / PROPOSALS_DIR
+    return [s for s in found if not (folder / f"{proposal_id(s.key)}.md").exists()]
 
 
 def _message(report: LiveReport) -> str:

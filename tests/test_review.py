@@ -416,7 +416,8 @@ def test_a_proposal_whose_target_is_gone_is_shown_unresolved_never_dropped(sampl
     (sample_dir / "memories/work/preferences/editor-neovim.md").unlink()
     listed = cli(*v(sample_dir), "review")
     assert f"unresolved: {NEOVIM} no longer exists" in listed.out
-    assert pending(cli, sample_dir)[0]["unresolved"] is True
+    [mine] = [p for p in pending(cli, sample_dir) if p["id"] == pid]
+    assert mine["unresolved"] is True
     cli(*v(sample_dir), "check", "--now", "2026-11-29")
     assert pid in {p["id"] for p in pending(cli, sample_dir)}
     refused = cli(*v(sample_dir), "review", "approve", pid)
