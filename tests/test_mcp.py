@@ -271,7 +271,7 @@ async def test_an_agent_writing_while_the_cli_writes_gets_every_call_stored_once
             "for n in range(12):\n"
             "    done = subprocess.run([sys.executable, '-m', 'memoryctl', '--vault', sys.argv[1],"
             " 'add', f'Script note {n}', '--namespace', 'work'], capture_output=True, text=True)\n"
-            "    print(done.returncode, done.stderr.strip(), flush=True)",
+            "    print(done.returncode, ' | '.join(done.stderr.split('\\n')), flush=True)",
             str(vault),
         ],
         stdout=subprocess.PIPE,
