@@ -196,3 +196,26 @@ def test_a_memory_read_from_the_index_carries_its_decision_records(vault_dir):
     assert held.review_record == DecisionRecord(None, "check it", None)
     assert held.problems == ()  # a record's unreadable date is no problem of the memory
     assert plain.retired_record is None and plain.review_record is None
+
+
+def test_the_live_checks_mark_is_written_from_a_thread_that_reads_on_its_own(vault_dir):
+    """The MCP server runs its live checks on the index thread and its tools on worker
+    threads, each of which reads through a read-only connection of its own; the mark the
+    live checks keep must still be written, from whichever thread runs them."""
+    write(vault_dir / "memories" / "a.md", note("aaaaaaaaaa", "Alpha."))
+    vault = Vault(vault_dir)
+    index = vault.index
+    errors: list[BaseException] = []
+
+    def mark() -> None:
+        try:
+            index.set_live_mark(index.newest_rowid())
+        except BaseException as error:  # the assertion below names it
+            errors.append(error)
+
+    worker = threading.Thread(target=mark)
+    worker.start()
+    worker.join()
+    assert errors == []
+    assert index.live_mark() == index.newest_rowid()
+    vault.close()

@@ -105,7 +105,9 @@ class IndexConnection:
             self._conn.execute("COMMIT")
 
     def _execute(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        reader = self._reader()
+        # A thread's own connection is read-only: a statement that writes (the live
+        # checks' mark, say) goes through the main connection from any thread.
+        reader = self._reader() if _reads_only(sql) else None
         try:
             if reader is not None:
                 return reader.execute(sql, params).fetchall()
@@ -118,6 +120,10 @@ class IndexConnection:
 
     def _memories(self, sql: str, params: Sequence[object] = ()) -> list[Memory]:
         return [memory_from_doc(doc, body) for doc, body in self._execute(sql, params)]
+
+
+def _reads_only(sql: str) -> bool:
+    return sql.lstrip()[:6].upper().startswith(("SELECT", "WITH"))
 
 
 def building_lock(db_path: Path, timeout: float = 300) -> contextlib.AbstractContextManager[object]:
