@@ -255,14 +255,14 @@ def test_add_with_deprecates_stores_a_correction(story: Story):
     assert story.now(old) == ["Deploys moved to beta/two."]
 
 
-def test_correct_without_deprecates_warns_that_it_reaches_nothing(story: Story):
+def test_correct_without_deprecates_is_refused_before_anything_is_stored(story: Story):
     old = story.add("Deploys run from alpha/one.", "2026-01-01T00:00:00Z")
-    result = story.ok("correct", "Deploys moved off alpha/one.", "--created", "2026-02-01")
-    assert "no --deprecates" in result.err
-    assert "reach no memory" in result.err
-    fix = result.out.strip()
-    assert frontmatter(story.path_of(fix))["kind"] == "correction"
-    assert "deprecates" not in frontmatter(story.path_of(fix))
+    before = story.ok("list", "--json").json()
+    result = story.run("correct", "Deploys moved off alpha/one.", "--created", "2026-02-01")
+    assert result.code == 2
+    assert "the following arguments are required: --deprecates" in result.err
+    assert result.out == ""
+    assert story.ok("list", "--json").json() == before
     assert story.now(old) == []
 
 

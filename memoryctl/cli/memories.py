@@ -130,8 +130,6 @@ def cmd_correct(args: argparse.Namespace) -> None:
     from memoryctl.reach import GuardTripped, correct
 
     body = read_body(args.body)
-    if not args.deprecates:
-        note("warning: this correction has no --deprecates, so it will reach no memory.")
     vault = open_vault(args)
     new = _new_memory(args, body)
     new.kind = new.kind or "correction"
@@ -365,7 +363,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
         help="in a new repository, commit every file in the folder, not only its memories",
     )
 
-    def memory_options(p: argparse.ArgumentParser) -> None:
+    def memory_options(p: argparse.ArgumentParser, correcting: bool = False) -> None:
         p.add_argument("body", nargs="?", metavar="BODY|-", help="the text, or - for stdin")
         p.add_argument("--title")
         p.add_argument("--kind", help=f"one of {', '.join(KINDS)} (others allowed)")
@@ -374,7 +372,14 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
         p.add_argument("--visibility", choices=VISIBILITIES)
         p.add_argument("--source", metavar="KIND[:REF]", help="user, tool, document or inference")
         p.add_argument("--created", metavar="ISO", help="back-date the memory")
-        p.add_argument("--deprecates", action="append", metavar="S", help="an outdated string")
+        p.add_argument(
+            "--deprecates",
+            action="append",
+            metavar="S",
+            required=correcting,
+            help="an outdated string"
+            + (" the correction replaces (one or more)" if correcting else ""),
+        )
         p.add_argument("--derived-from", action="append", metavar="ID")
         p.add_argument("--anchor", action="append", metavar="PATH[#SYMBOL]")
         p.add_argument("--subject")
@@ -387,7 +392,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--pin", action="store_true", help="pin it")
 
     p = command("correct", cmd_correct, "add a correction that replaces outdated strings")
-    memory_options(p)
+    memory_options(p, correcting=True)
 
     p = command("reach", cmd_reach, "list the memories a correction reaches")
     p.add_argument("id", metavar="ID")
