@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -398,12 +398,28 @@ def approve_all(
     A proposal that cannot be approved (unresolved, changed since proposed, already
     done) is skipped with what stopped it, and the others go ahead.
     """
+    return _each_pending(
+        vault, origin, lambda ref: approve(vault, ref, now=now, note=note, force=force)
+    )
+
+
+def decline_all(
+    vault: Vault, *, now: dt.datetime, origin: str | None = None, note: str | None = None
+) -> tuple[list[Outcome], list[tuple[Proposal, VaultError]]]:
+    """Decline every pending proposal (of one origin); each is its own decision and commit.
+    No memory is touched."""
+    return _each_pending(vault, origin, lambda ref: decline(vault, ref, now=now, note=note))
+
+
+def _each_pending(
+    vault: Vault, origin: str | None, decide: Callable[[str], Outcome]
+) -> tuple[list[Outcome], list[tuple[Proposal, VaultError]]]:
     chosen = [i.proposal for i in queue(vault, origin=origin).items]
     done: list[Outcome] = []
     skipped: list[tuple[Proposal, VaultError]] = []
     for proposal in chosen:
         try:
-            done.append(approve(vault, proposal.id, now=now, note=note, force=force))
+            done.append(decide(proposal.id))
         except VaultError as error:
             skipped.append((proposal, error))
     return done, skipped

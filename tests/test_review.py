@@ -229,7 +229,9 @@ def test_approving_a_decided_proposal_explains_its_state(sample_dir, cli):
 
 def test_approve_all_of_one_origin_leaves_the_others_pending(sample_dir, cli):
     cli(*v(sample_dir), "check", "--now", "2026-11-29")
-    result = cli(*v(sample_dir), "review", "approve", "--all", "--origin", "rule", "--json")
+    result = cli(
+        *v(sample_dir), "review", "approve", "--all", "--origin", "rule", "--yes", "--json"
+    )
     assert result.code == 0, result.err
     approved = {o["proposal"]["targets"][0] for o in result.json()["approved"]}
     assert approved == {LIKES_MANGOES, OWNS_BIKE, LISBON}
@@ -357,7 +359,17 @@ def test_retire_restore_and_confirm_are_decisions_recorded_and_committed(sample_
 
 def test_retired_lists_every_retirement_with_its_reason_and_decision(sample_dir, cli):
     cli(*v(sample_dir), "check", "--now", "2026-11-29")
-    cli(*v(sample_dir), "review", "approve", "--all", "--origin", "expiry", "--note", "over")
+    cli(
+        *v(sample_dir),
+        "review",
+        "approve",
+        "--all",
+        "--origin",
+        "expiry",
+        "--yes",
+        "--note",
+        "over",
+    )
     # A memory retired by hand in an editor is listed too, with no decision on record.
     path = sample_dir / "memories/personal/preferences/coffee.md"
     path.write_text(path.read_text().replace("status: active", "status: retired"))
@@ -469,3 +481,95 @@ def test_predicates_lists_the_registry(sample_dir, cli):
 def test_note_text_helper_writes_readable_memories(vault_dir, cli):
     text = note_text("abcdefghjk", "A note", tags=["x", "y"])
     assert "tags: [x, y]" in text
+
+
+# --- deciding every pending proposal at once -----------------------------------------------
+
+
+def _at_a_terminal(root: Path, *args: str, answer: str) -> tuple[int, str]:
+    """Run `memoryctl ARGS` as its own process on a terminal (a pseudo-terminal), type
+    `answer` and Enter when it asks, and return its exit code and all it wrote."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memoryctl", "--vault", str(root), *args],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        close_fds=True,
+    )
+    os.close(follower)
+    written = b""
+    answered = False
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the process ended and closed the terminal
+            break
+        if not chunk:
+            break
+        written += chunk
+        if not answered and b"? [y/N]" in written:
+            os.write(leader, answer.encode() + b"\n")
+            answered = True
+    os.close(leader)
+    return process.wait(timeout=60), written.decode(errors="replace")
+
+
+def test_approve_all_off_a_terminal_needs_yes_and_decides_nothing_without_it(sample_dir, cli):
+    cli(*v(sample_dir), "check", "--now", "2026-11-29")
+    before = pending(cli, sample_dir)
+    for command in ("approve", "decline"):
+        refused = cli(*v(sample_dir), "review", command, "--all", "--origin", "rule")
+        assert refused.code == 2, command
+        assert f"review {command} --all decides every pending proposal at once" in refused.err
+        assert "add --yes" in refused.err
+        assert refused.out == ""
+    assert pending(cli, sample_dir) == before
+    assert status(sample_dir) == ""
+
+
+def test_decline_all_of_one_origin_declines_each_and_touches_no_memory(sample_dir, cli):
+    cli(*v(sample_dir), "check", "--now", "2026-11-29")
+    memories = {p: p.read_bytes() for p in (sample_dir / "memories").rglob("*.md")}
+    result = cli(
+        *v(sample_dir), "review", "decline", "--all", "--origin", "rule", "--yes", "--note", "no"
+    )
+    assert result.code == 0, result.err
+    assert result.out.count("Declined ") == 3
+    assert {p["targets"][0]["id"] for p in pending(cli, sample_dir)} == {NEOVIM, DINNER, SIGNING}
+    declined = pending(cli, sample_dir, "--state", "declined")
+    assert {p["targets"][0]["id"] for p in declined} == {LIKES_MANGOES, OWNS_BIKE, LISBON}
+    assert {p: p.read_bytes() for p in (sample_dir / "memories").rglob("*.md")} == memories
+    assert status(sample_dir) == ""
+    again = cli(*v(sample_dir), "review", "decline", "--all", "--origin", "rule", "--yes")
+    assert again.code == 0 and again.out == "No pending proposals from rule.\n"
+
+
+def test_approve_all_on_a_terminal_asks_and_a_no_leaves_every_proposal_pending(sample_dir, cli):
+    cli(*v(sample_dir), "check", "--now", "2026-11-29")
+    before = pending(cli, sample_dir)
+    code, shown = _at_a_terminal(
+        sample_dir, "review", "approve", "--all", "--origin", "rule", answer="n"
+    )
+    assert code == 1
+    assert "3 pending proposals from rule:" in shown
+    assert f"{LISBON} Lives in Lisbon" in shown
+    assert "Approve all 3? [y/N]" in shown and "nothing approved" in shown
+    assert pending(cli, sample_dir) == before
+
+
+def test_decline_all_on_a_terminal_asks_and_a_yes_declines_them(sample_dir, cli):
+    cli(*v(sample_dir), "check", "--now", "2026-11-29")
+    code, shown = _at_a_terminal(
+        sample_dir, "review", "decline", "--all", "--origin", "expiry", answer="y"
+    )
+    assert code == 0, shown
+    assert "Decline all 1? [y/N]" in shown
+    assert "Declined " in shown
+    assert DINNER not in {p["targets"][0]["id"] for p in pending(cli, sample_dir)}
+    assert fm(sample_dir, cli, DINNER)["status"] == "active"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl.cli.common import (
+    EXIT_USAGE,
     UserError,
     emit_json,
     finish,
@@ -276,37 +277,16 @@ def cmd_review_approve(args: argparse.Namespace) -> None:
     from memoryctl.review import approve, approve_all
 
     if args.all:
-        if args.proposal:
-            raise UserError("give proposal ids or --all, not both")
-        vault = open_vault(args)
-        done, skipped = approve_all(
-            vault, now=_utcnow(), origin=args.origin, note=args.note, force=args.force
+        _decide_all(
+            args,
+            "approve",
+            "Approved",
+            lambda vault: approve_all(
+                vault, now=_utcnow(), origin=args.origin, note=args.note, force=args.force
+            ),
         )
-        finish(vault)
-        if args.json:
-            emit_json(
-                {
-                    "approved": [o.as_json() for o in done],
-                    "skipped": [{"proposal": p.id, "reason": why} for p, why in skipped],
-                }
-            )
-        else:
-            for outcome in done:
-                _print_outcome("Approved", outcome)
-            for proposal, why in skipped:
-                note(f"skipped {proposal.id}: {why}")
-            if not done and not skipped:
-                say("No pending proposals" + (f" from {args.origin}." if args.origin else "."))
-        if skipped:
-            raise SystemExit(1)
         return
-    if args.origin:
-        raise UserError("--origin chooses a batch; use it with --all")
-    if not args.proposal:
-        raise UserError("give a proposal id (memoryctl review lists them), or --all")
-    if len(args.proposal) > 1:
-        raise UserError("approve one proposal at a time, or a batch with --all --origin KIND")
-    args.proposal = args.proposal[0]
+    _one_proposal(args, "approve")
     _decide(
         args,
         "Approved",
@@ -315,9 +295,77 @@ def cmd_review_approve(args: argparse.Namespace) -> None:
 
 
 def cmd_review_decline(args: argparse.Namespace) -> None:
-    from memoryctl.review import decline
+    from memoryctl.review import decline, decline_all
 
+    if args.all:
+        _decide_all(
+            args,
+            "decline",
+            "Declined",
+            lambda vault: decline_all(vault, now=_utcnow(), origin=args.origin, note=args.note),
+        )
+        return
+    _one_proposal(args, "decline")
     _decide(args, "Declined", decline)
+
+
+def _one_proposal(args: argparse.Namespace, verb: str) -> None:
+    if args.origin:
+        raise UserError("--origin chooses a batch; use it with --all")
+    if not args.proposal:
+        raise UserError("give a proposal id (memoryctl review lists them), or --all")
+    if len(args.proposal) > 1:
+        raise UserError(f"{verb} one proposal at a time, or a batch with --all --origin KIND")
+    args.proposal = args.proposal[0]
+
+
+def _decide_all(
+    args: argparse.Namespace, action: str, verb: str, run: Callable[[Any], Any]
+) -> None:
+    """Decide every pending proposal (of --origin), after asking: on a terminal the
+    person answers; elsewhere --yes is the answer, and without it nothing is read."""
+    from memoryctl.review import queue
+
+    if args.proposal:
+        raise UserError("give proposal ids or --all, not both")
+    asking = not args.yes
+    if asking and not sys.stdin.isatty():
+        note(
+            f"memoryctl: review {action} --all decides every pending proposal at once; "
+            "add --yes to do so when not at a terminal"
+        )
+        raise SystemExit(EXIT_USAGE)
+    vault = open_vault(args)
+    which = f" from {args.origin}" if args.origin else ""
+    items = queue(vault, origin=args.origin).items
+    count = len(items)
+    if asking and count:
+        note(f"{count} pending proposal{'' if count == 1 else 's'}{which}:")
+        for item in items[:20]:
+            note(f"  {item.proposal.id}  {_word(item.proposal.action):<8} {_targets_text(item)}")
+        if count > 20:
+            note(f"  … and {count - 20} more (memoryctl review)")
+        answer = input(f"{action.capitalize()} all {count}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            raise UserError(f"nothing {verb.lower()}")
+    done, skipped = run(vault)
+    finish(vault)
+    if args.json:
+        emit_json(
+            {
+                verb.lower(): [o.as_json() for o in done],
+                "skipped": [{"proposal": p.id, "reason": why} for p, why in skipped],
+            }
+        )
+    else:
+        for outcome in done:
+            _print_outcome(verb, outcome)
+        for proposal, why in skipped:
+            note(f"skipped {proposal.id}: {why}")
+        if not done and not skipped:
+            say(f"No pending proposals{which}.")
+    if skipped:
+        raise SystemExit(1)
 
 
 def cmd_review_undo(args: argparse.Namespace) -> None:
@@ -482,6 +530,15 @@ def with_note(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--note", help="a note kept with the decision")
 
 
+def batch(parser: argparse.ArgumentParser) -> None:
+    """--all, its --origin, and the --yes that answers its question without a terminal."""
+    from memoryctl.proposals import ORIGINS
+
+    parser.add_argument("--all", action="store_true", help="every pending proposal")
+    parser.add_argument("--origin", choices=ORIGINS, help="with --all: only this origin")
+    parser.add_argument("--yes", action="store_true", help="with --all: decide them without asking")
+
+
 def register(command: Command) -> None:
     from memoryctl.proposals import ORIGINS
     from memoryctl.review_actions import PROPOSAL_WORDS
@@ -533,12 +590,12 @@ def register(command: Command) -> None:
     sub = action("approve", cmd_review_approve, "approve a proposal (or --all of an --origin)")
     sub.add_argument("proposal", nargs="*", metavar="ID")
     with_note(sub)
-    sub.add_argument("--all", action="store_true", help="every pending proposal")
-    sub.add_argument("--origin", choices=ORIGINS, help="with --all: only this origin")
     sub.add_argument("--force", action="store_true", help="even if a target changed since")
+    batch(sub)
     sub = action("decline", cmd_review_decline, "decline a proposal; the memory stays as it is")
-    sub.add_argument("proposal", metavar="ID")
+    sub.add_argument("proposal", nargs="*", metavar="ID")
     with_note(sub)
+    batch(sub)
     sub = action("undo", cmd_review_undo, "reverse a decision and reopen the proposal")
     sub.add_argument("proposal", metavar="ID")
     with_note(sub)
