@@ -91,12 +91,18 @@ def test_corrections_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-async def test_an_inactive_correction_says_it_reaches_nothing(vault_path) -> None:
+@pytest.mark.parametrize(
+    ("status", "reason", "again"),
+    [("retired", "retired", "restored"), ("needs_review", "needs review", "confirmed")],
+)
+async def test_an_inactive_correction_says_it_reaches_nothing(
+    vault_path, status: str, reason: str, again: str
+) -> None:
     from test_bundle import edit_frontmatter, path_of
 
     from memoryctl.tui.app import make_app
 
-    edit_frontmatter(path_of(vault_path, "q0csfnqc07"), status="retired")
+    edit_frontmatter(path_of(vault_path, "q0csfnqc07"), status=status)
     opened = Vault(vault_path)
     try:
         async with make_app(opened, watch=False).run_test(size=SIZE) as pilot:
@@ -108,10 +114,10 @@ async def test_an_inactive_correction_says_it_reaches_nothing(vault_path) -> Non
             await settled(pilot)
             reach = screen.query_one("#reach", OptionList)
             assert reach.option_count == 0
-            assert reach.border_title == "Inactive (retired): reaches no memory"
-            assert reach.border_subtitle == "would reach 2 memories if restored"
+            assert reach.border_title == f"Inactive ({reason}): reaches no memory"
+            assert reach.border_subtitle == f"would reach 2 memories if {again}"
             prompt = box.get_option_at_index(ids.index("q0csfnqc07")).prompt
-            assert "inactive (retired)" in prompt.plain
+            assert f"inactive ({reason})" in prompt.plain
     finally:
         opened.close()
 
