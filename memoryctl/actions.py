@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memoryctl import matching
+from memoryctl import matching, review_actions
 from memoryctl.memory import (
     DEFAULT_NAMESPACE,
     SOURCE_KINDS,
@@ -265,17 +265,28 @@ def can_pin(memory: Memory) -> bool:
     return memory.status == "active" and not memory.broken
 
 
+# The decisions a person takes on one memory, by the name `available_actions` gives each.
+DIRECT_ACTIONS = {
+    "replace": review_actions.REPLACE,
+    "retire": review_actions.RETIRE,
+    "restore": review_actions.RESTORE,
+    "confirm": review_actions.CONFIRM,
+    "hold": review_actions.HOLD,
+}
+
+
 def available_actions(memory: Memory) -> frozenset[str]:
-    """What a person can do to a memory as it is now: `pin` or `unpin`, `replace` (its
-    text, in place), `edit_file` (in an editor of their own), `retire`, `restore`,
-    `confirm` (a memory held for review is current) and `hold` (propose a review)."""
+    """What a person can do to a memory as it is now: `pin` or `unpin`, and each decision
+    whose guard allows it: `replace` (its text, in place), `retire`, `restore`, `confirm`
+    (it is current) and `hold` (propose a review). `edit_file` (in an editor of their own)
+    replaces the text by hand, so it goes with `replace`; a file memoryctl cannot read
+    can only be fixed that way."""
     if memory.broken:
-        return frozenset({"edit_file"})  # a file memoryctl cannot read is fixed by hand
+        return frozenset({"edit_file"})
     found = {"unpin"} if memory.pinned else ({"pin"} if can_pin(memory) else set())
-    if memory.status == "retired":
-        return frozenset(found | {"restore"})
-    found |= {"replace", "edit_file", "retire"}
-    found.add("confirm" if memory.status == "needs_review" else "hold")
+    found |= {name for name, action in DIRECT_ACTIONS.items() if action.allows(memory)}
+    if "replace" in found:
+        found.add("edit_file")
     return frozenset(found)
 
 

@@ -224,7 +224,24 @@ async def test_a_memory_held_for_review_offers_confirm_and_not_pin(
         await pilot.press("c")
         await settled(pilot)
         assert screen.memory is not None and screen.memory.status == "active"
-        assert "c" not in footer_keys(screen) and "p" in footer_keys(screen)
+        assert screen.memory.checked is not None
+        # Confirmed, it can be pinned; confirming it again only dates the check anew.
+        assert footer_keys(screen)["p"] == "Pin" and footer_keys(screen)["c"] == "Confirm"
+
+
+async def test_the_keys_are_those_each_decisions_guard_allows(app: MemoryApp, vault: Vault) -> None:
+    from memoryctl.actions import utcnow
+    from memoryctl.decisions import act
+    from memoryctl.review_actions import CONFIRM, REPLACE, RESTORE, RETIRE
+
+    act(vault, "retire", DINNER, now=utcnow(), reason="over")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_memory(pilot, DINNER)
+        memory = screen.memory
+        assert memory is not None
+        keys = footer_keys(screen)
+        for key, action in (("r", RETIRE), ("R", RESTORE), ("c", CONFIRM), ("e", REPLACE)):
+            assert (key in keys) == action.allows(memory), key
 
 
 def app_keys(screen: MemoryScreen) -> dict[str, str]:

@@ -166,7 +166,7 @@ class MemoryScreen(AppScreen):
             "confirm",
             "Confirm",
             id="memoryctl.memory.confirm",
-            tooltip="Confirm a memory held for review: it is current",
+            tooltip="Confirm this memory is current: out of review, checked today",
         ),
         Binding(
             "P",
