@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import time
+
 import pytest
 
 from memoryctl.storage import seal
@@ -147,3 +152,50 @@ def test_making_a_memory_secret_seals_it_from_the_next_commit(devices):
 def test_a_commit_message_never_names_a_secret_memory(devices):
     secret(devices, PLAIN, "Safe code")
     assert "Safe code" not in git(devices.remote, "log", "--format=%B", "--all")
+
+
+def _relpath(devices: Devices, device, memory_id: str) -> str:
+    return str(devices.path(device, memory_id).relative_to(device))
+
+
+def test_memoryctl_seals_its_own_commit_without_starting_the_filter(devices, tmp_path, monkeypatch):
+    secret(devices)
+    for number in range(5):
+        devices.add(devices.laptop, f"Plain fact number {number}", "--title", f"Fact {number}")
+    # git looks again at any file changed in the same second as its index was written:
+    # these files are a second older than what follows.
+    time.sleep(1.1)
+    git(devices.laptop, "status")
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    memory_id = devices.add(
+        devices.laptop, "The locker code is 4471-EGRET", "--visibility", "secret"
+    )
+    monkeypatch.delenv("GIT_TRACE")
+    assert "gitdriver filter" not in trace.read_text()
+    relpath = _relpath(devices, devices.laptop, memory_id)
+    stored = git(devices.laptop, "show", f"HEAD:{relpath}")
+    assert stored.startswith("---\nsealed: ") and "EGRET" not in stored
+    # git looks again at the file memoryctl just committed, and at no other.
+    status = subprocess.run(
+        ["git", "status", "--porcelain"],
+        cwd=devices.laptop,
+        env={**os.environ, "GIT_TRACE_PACKET": "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert status.stdout == ""
+    assert set(re.findall(r"pathname=(\S+)", status.stderr)) <= {relpath}
+
+
+def test_a_secret_memory_is_committed_sealed_beside_what_the_person_staged(devices):
+    secret(devices)
+    (devices.laptop / "mine.txt").write_text("staged by the person\n")
+    git(devices.laptop, "add", "mine.txt")
+    memory_id = devices.add(devices.laptop, "The gate code is 5521-IBIS", "--visibility", "secret")
+    relpath = _relpath(devices, devices.laptop, memory_id)
+    assert git(devices.laptop, "show", "--name-only", "--format=", "HEAD").split() == [relpath]
+    assert git(devices.laptop, "diff", "--cached", "--name-only").split() == ["mine.txt"]
+    assert "IBIS" not in git(devices.laptop, "show", f"HEAD:{relpath}")
+    assert git(devices.laptop, "status", "--porcelain").split() == ["A", "mine.txt"]
+

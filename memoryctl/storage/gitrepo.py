@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -173,11 +175,94 @@ def _commit_blobs(
     staged: Mapping[str, bytes],
     options: Sequence[str] = (),
 ) -> str | None:
+    """A commit of these paths where the staged ones are committed with the given bytes
+    (a secret memory sealed, or memoryctl's change apart from the person's own edits),
+    starting no filter: the blobs are written as they are, never through git's filters.
+
+    When nothing but these paths is staged, the commit is made by `git commit` from a
+    copy of the person's index holding the staged blobs, and that copy then becomes the
+    index: as many git commands as a plain commit, plus one to write the blobs, and the
+    index keeps every other file's stat, so git looks at no other file again. When the
+    person has staged something else, the commit is built with git's plumbing in a
+    private index instead, and their index and what they staged are left alone apart
+    from these paths, which then match the commit."""
+    index = _index_file(root)
+    if index.is_file():
+        sha = _commit_from_index_copy(root, index, paths, message, staged, options)
+        if sha is not _OTHERS_STAGED:
+            return sha
+    return _commit_plumbing(root, paths, message, staged, options)
+
+
+_OTHERS_STAGED = "others staged"  # the person has staged files besides these paths
+
+
+def _commit_from_index_copy(
+    root: Path,
+    index: Path,
+    paths: list[str],
+    message: str,
+    staged: Mapping[str, bytes],
+    options: Sequence[str],
+) -> str | None:
+    lock = index.with_name(index.name + ".lock")
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+    except FileExistsError:
+        raise GitError(f"another git holds {lock.name} (index.lock)") from None
+    copy = index.with_name(f"memoryctl-index.{os.getpid()}")
+    env = {"GIT_INDEX_FILE": str(copy)}
+    try:
+        shutil.copyfile(index, copy)
+        blobs = write_blobs(root, list(staged.values()))
+        entries = "".join(
+            f"{_file_mode(root / relpath)} {blob}\t{relpath}\0"
+            for relpath, blob in zip(staged, blobs, strict=True)
+        )
+        _run(root, [*options, "update-index", "--add", "-z", "--index-info"], entries.encode(), env)
+        plain = [p for p in paths if p not in staged]
+        if plain:
+            _git(root, *options, "add", "-A", "--", *plain, env=env)
+        listed = _git(root, "diff", "--cached", "--name-only", "-z", env=env).stdout
+        changed = [p for p in listed.split("\0") if p]
+        if any(not _among(p, paths) for p in changed):
+            return _OTHERS_STAGED
+        if not changed:
+            return None
+        _git(root, *options, *_identity(root), "commit", "-q", "-m", message, env=env)
+        os.replace(copy, index)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(copy)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(lock)
+    return _git(root, "rev-parse", "HEAD").stdout.strip()
+
+
+def _among(path: str, paths: list[str]) -> bool:
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
+
+
+def _file_mode(path: Path) -> str:
+    try:
+        executable = path.stat().st_mode & 0o100
+    except OSError:
+        executable = 0
+    return "100755" if executable else "100644"
+
+
+def _commit_plumbing(
+    root: Path,
+    paths: list[str],
+    message: str,
+    staged: Mapping[str, bytes],
+    options: Sequence[str] = (),
+) -> str | None:
     """A commit built with git's plumbing in a private index: HEAD, plus the plain paths
     as they are on disk, plus the staged bytes. The person's own index (and anything
     they staged) is left alone, apart from these paths, which then match the commit."""
     head = _git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.strip()
-    private = root / ".git" / f"memoryctl-index.{os.getpid()}"
+    private = _git_dir(root) / f"memoryctl-index.{os.getpid()}"
     env = {"GIT_INDEX_FILE": str(private)}
     try:
         if head:
@@ -185,11 +270,13 @@ def _commit_blobs(
         plain = [p for p in paths if p not in staged]
         if plain:
             _git(root, *options, "add", "-A", "--", *plain, env=env)
-        entries = _tree_entries(root, head, list(staged))
-        for relpath, data in staged.items():
-            blob = hash_blob(root, data)
-            mode = entries.get(relpath, ("100644", ""))[0]
-            _git(root, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{relpath}", env=env)
+        modes = _tree_entries(root, head, list(staged))
+        blobs = write_blobs(root, list(staged.values()))
+        entries = "".join(
+            f"{modes.get(relpath, ('100644', ''))[0]} {blob}\t{relpath}\0"
+            for relpath, blob in zip(staged, blobs, strict=True)
+        )
+        _run(root, [*options, "update-index", "--add", "-z", "--index-info"], entries.encode(), env)
         tree = _git(root, "write-tree", env=env).stdout.strip()
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -201,22 +288,77 @@ def _commit_blobs(
     subject = message.splitlines()[0] if message else ""
     _git(root, "update-ref", "-m", f"commit: {subject}", "HEAD", sha, *([head] if head else []))
     # The person's index now matches the commit for these paths; their own edits stay
-    # in the working files, unstaged.
-    _git(root, "reset", "-q", "--", *paths)
+    # in the working files, unstaged. With the filter off, git re-reads no secret file
+    # through it to refresh the index (which would start the filter process).
+    _git(root, *options, "reset", "-q", "--", *paths)
     return sha
 
 
-def hash_blob(root: Path, data: bytes) -> str:
-    """Store bytes in the repository as a blob (`git hash-object -w`); its id."""
+def _run(root: Path, args: list[str], data: bytes, env: Mapping[str, str] | None = None) -> bytes:
+    """A git command fed bytes on stdin; its stdout."""
     try:
         result = subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"], cwd=root, input=data, capture_output=True
+            ["git", *args],
+            cwd=root,
+            input=data,
+            capture_output=True,
+            env=None if env is None else {**os.environ, **env},
         )
     except FileNotFoundError:
         raise GitError("git is not installed") from None
     if result.returncode != 0:
-        raise GitError(result.stderr.decode("utf-8", "replace").strip() or "git hash-object failed")
-    return result.stdout.decode("ascii").strip()
+        reason = result.stderr.decode("utf-8", "replace").strip()
+        raise GitError(reason or f"git {args[0]} failed")
+    return result.stdout
+
+
+_GIT_DIRS: dict[Path, Path] = {}
+
+
+def _git_dir(root: Path) -> Path:
+    """The repository's git folder (asked of git once per process)."""
+    if root not in _GIT_DIRS:
+        dot_git = root / ".git"
+        if dot_git.is_dir():
+            _GIT_DIRS[root] = dot_git
+        else:  # a worktree or a submodule: .git is a file naming the folder
+            path = Path(_git(root, "rev-parse", "--git-dir").stdout.strip())
+            _GIT_DIRS[root] = path if path.is_absolute() else root / path
+    return _GIT_DIRS[root]
+
+
+def _index_file(root: Path) -> Path:
+    named = os.environ.get("GIT_INDEX_FILE")
+    if named:
+        return Path(named) if os.path.isabs(named) else root / named
+    return _git_dir(root) / "index"
+
+
+def hash_blob(root: Path, data: bytes) -> str:
+    """Store bytes in the repository as a blob (`git hash-object -w`); its id."""
+    return write_blobs(root, [data])[0]
+
+
+def write_blobs(root: Path, contents: list[bytes]) -> list[str]:
+    """Store each of these as a blob, exactly as given (no filter ever sees them), with
+    one git command however many there are; their ids, in order."""
+    if not contents:
+        return []
+    if len(contents) == 1:
+        out = _run(root, ["hash-object", "-w", "--no-filters", "--stdin"], contents[0])
+        return [out.decode("ascii").strip()]
+    folder = Path(tempfile.mkdtemp(prefix="memoryctl-blobs.", dir=_git_dir(root)))
+    try:
+        names = []
+        for number, data in enumerate(contents):
+            name = folder / str(number)
+            name.write_bytes(data)
+            names.append(str(name))
+        listing = "".join(f"{name}\n" for name in names).encode()
+        out = _run(root, ["hash-object", "-w", "--no-filters", "--stdin-paths"], listing)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out.decode("ascii").split()
 
 
 def blob_id(data: bytes) -> str:
