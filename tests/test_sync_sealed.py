@@ -199,3 +199,21 @@ def test_a_secret_memory_is_committed_sealed_beside_what_the_person_staged(devic
     assert "IBIS" not in git(devices.laptop, "show", f"HEAD:{relpath}")
     assert git(devices.laptop, "status", "--porcelain").split() == ["A", "mine.txt"]
 
+
+def test_a_proposal_about_a_secret_memory_never_names_it_in_the_remotes_log(devices):
+    memory_id = secret(devices, PLAIN, "Safe code")
+    proposed = devices.run(
+        devices.laptop,
+        "propose",
+        "replace",
+        memory_id,
+        "The safe's code is now 2204-PLOVER",
+        "--reason",
+        "it changed: The safe's code is 9317-AXOLOTL",
+    )
+    assert proposed.code == 0, proposed.err
+    assert devices.sync(devices.laptop).code == 0
+    log = git(devices.remote, "log", "--format=%B", "--all")
+    assert f"secret memory {memory_id}" in log
+    for needle in ("Safe code", "AXOLOTL"):
+        assert needle not in log, needle

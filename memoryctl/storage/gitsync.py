@@ -285,10 +285,26 @@ def commit_plan(
         relpath: seal.seal(raw, key.secret) if relpath in secrets else raw
         for relpath, raw in files.items()
     }
-    for title, memory_id in secrets.values():
-        if title:
-            message = message.replace(title, f"secret memory {memory_id}")
+    message = without_secrets(message, [(i, t, "") for t, i in secrets.values()])
     return CommitPlan(NO_FILTER, message, [*paths, *extra], notices, stored)
+
+
+# A line of a secret memory's text shorter than this is not looked for in a message
+# (a word or two, too common to tell anything).
+_SHORTEST_SECRET_LINE = 8
+
+
+def without_secrets(message: str, secrets: list[tuple[str, str, str]]) -> str:
+    """A commit message with every (id, title, text) secret memory named by its id
+    instead of its title, and any line of its text taken out: commit messages are never
+    sealed, and every remote shows them."""
+    for memory_id, title, text in secrets:
+        for line in {line.strip() for line in text.splitlines()}:
+            if len(line) >= _SHORTEST_SECRET_LINE:
+                message = message.replace(line, "(secret text)")
+        if title and title != seal.SEALED_TITLE:
+            message = message.replace(title, f"secret memory {memory_id}")
+    return message
 
 
 def seals_to(root: Path, plain: bytes, blob: str) -> bool:

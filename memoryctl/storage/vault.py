@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -403,6 +404,7 @@ class Vault:
             try:
                 staged, kept = self._only_ours(relpaths)
                 paths = [p for p in relpaths if p not in kept or p in staged]
+                message = gitsync.without_secrets(message, self._secrets_named(message))
                 plan = gitsync.commit_plan(self.root, paths, message, staged)
                 self.index.notices.extend(plan.notices)
                 sha = (
@@ -428,6 +430,12 @@ class Vault:
                     "was committed"
                 )
             return sha
+
+    def _secrets_named(self, message: str) -> list[tuple[str, str, str]]:
+        """(id, title, text) of each secret memory a commit message names by its id."""
+        words = set(re.findall(r"[^\s,;()\[\]'\"]+", message))
+        found = self.index.get_many(words) if words else {}
+        return [(m.id, m.title, m.body) for m in found.values() if m.visibility == "secret"]
 
     @property
     def _pending_file(self) -> Path:
