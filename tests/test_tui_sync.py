@@ -8,14 +8,17 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 from tui_support import SIZE, settled, show, toasts, until
 
+from memoryctl.actions import NewMemory, add_memory, utcnow
 from memoryctl.storage.vault import Vault
+from memoryctl.sync import sync
 from memoryctl.tui.app import MemoryApp, make_app
 from memoryctl.tui.screens.review import ReviewScreen
-from tests.sync_support import Devices, make_devices
+from tests.sync_support import Devices, git, make_devices
 
 
 @pytest.fixture
@@ -47,6 +50,49 @@ async def test_the_sync_key_brings_the_other_devices_memory_and_shows_the_state(
         await settled(pilot)
         assert app.vault.index.get(memory_id) is not None
         assert "↑0 ↓0" in app.sub_title and "synced just now" in app.sub_title
+
+
+async def run_sync_from_the_palette(app: MemoryApp, pilot: Pilot) -> None:
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+    await pilot.press(*"sync")
+    palette = app.screen
+
+    def sync_entry() -> int | None:
+        options = palette.query_one(OptionList)
+        for n in range(options.option_count):
+            if str(options.get_option_at_index(n).prompt).startswith("Sync"):
+                return n
+        return None
+
+    await until(pilot, lambda: sync_entry() is not None)
+    palette.query_one(OptionList).highlighted = sync_entry()
+    await pilot.press("enter")
+
+
+async def test_sync_from_the_palette_and_from_f5_brings_each_new_memory_of_the_other_device(
+    devices,
+):
+    first = devices.add(devices.laptop, "Herons nest in colonies", "--title", "Herons")
+    assert devices.sync(devices.laptop).code == 0
+    async with running(devices, devices.desktop) as (app, pilot):
+        await run_sync_from_the_palette(app, pilot)
+        await until(pilot, lambda: any("Received" in t for t in toasts(app)), timeout=60)
+        await until(pilot, lambda: app.vault.index.get(first) is not None, timeout=20)
+        app.clear_notifications()
+        laptop = Vault(devices.laptop)  # the other device, while this one's TUI runs
+        try:
+            second = add_memory(laptop, NewMemory("Egrets follow cattle", title="Egrets")).id
+            sync(laptop, now=utcnow())
+        finally:
+            laptop.close()
+        assert app.vault.index.get(second) is None
+        await pilot.press("f5")
+        await until(pilot, lambda: any("Received" in t for t in toasts(app)), timeout=60)
+        await until(pilot, lambda: app.vault.index.get(second) is not None, timeout=20)
+        await settled(pilot)
+        assert "↑0 ↓0" in app.sub_title and "synced just now" in app.sub_title
+    assert git(devices.desktop, "rev-parse", "HEAD") == git(devices.remote, "rev-parse", "main")
 
 
 async def test_a_conflict_from_sync_shows_both_versions_and_taking_the_other_one(devices):
