@@ -1,6 +1,9 @@
 """Figures for the context bundle: building it for a message, and exporting it to AGENTS.md.
 
-The vault has N memories of which 30 are pinned. Each of 300 messages of 8 to 20 words
+The vault has N memories of which 30 are pinned, and its review queue is current: the
+checks have filed what they find among its typed facts (about N/25 proposals), so the
+newer and pending lines beneath a shown fact are built and the queue is read as every
+face reads it. Each of 300 messages of 8 to 20 words
 (like a user's request to an agent) gets a bundle through `context_bundle`, the entry
 point every face uses; then one bundle is written into an AGENTS.md that has the
 person's own text around the block, through `memoryctl.export.export`.
@@ -27,11 +30,14 @@ from bench.common import (
     timer,
 )
 from bench.synthvault import SynthSpec, message_queries
+from memoryctl.checks import run_checks
 from memoryctl.context import context_bundle
 from memoryctl.export import Written, export
+from memoryctl.memory import moment
 from memoryctl.storage.vault import Vault
 
 PINS = 30
+NOW = moment("2026-11-29T12:00:00Z")
 EXPORT_RUNS = 20
 # Thirty synthetic pins (60 to 250 words each) already take about 6,000 tokens, over the
 # default budget of 4,000, so at the default nothing is recalled. The roomy budget leaves
@@ -47,6 +53,9 @@ def run(n: int, workdir: Path, messages: int = 300) -> dict[str, object]:
         vault = Vault(info.root)
         _ = vault.index
     log(f"cold index {cold[0]:.2f} s")
+    with timer() as checked:
+        filed = run_checks(vault, now=NOW)
+    log(f"check filed {len(filed.proposed)} proposals in {checked[0]:.2f} s")
 
     rng = random.Random(17)
     queries = message_queries(info, messages, rng)
@@ -100,6 +109,7 @@ def run(n: int, workdir: Path, messages: int = 300) -> dict[str, object]:
         "machine": machine(),
         "tokens": built[0].method,
         "cold_index_s": round(cold[0], 2),
+        "pending_proposals": len(filed.proposed),
         "bundle": bundle_figures,
         "bundle_shape": _shape(built),
         "bundle_default_budget": default_figures,
@@ -126,6 +136,7 @@ def _shape(bundles: list) -> dict[str, object]:
         "recalled_median": statistics.median(len(b.recalled) for b in bundles),
         "held_out_median": statistics.median(len(b.excluded) for b in bundles),
         "with_conflicts": sum(1 for b in bundles if b.conflicts),
+        "with_newer_lines": sum(1 for b in bundles if any(e.newer for e in b.pinned + b.recalled)),
         "pins_over_budget": sum(1 for b in bundles if b.pins_over_budget),
     }
 

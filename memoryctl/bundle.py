@@ -16,7 +16,7 @@ carried twice: a line naming a memory already shown above points at it by its he
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memoryctl.contested import ASKS, Contest, contested
@@ -114,6 +114,10 @@ class Bundle:
     def pins_over_budget(self) -> bool:
         """Only the pins can take the text over the budget: recalled memories never do."""
         return self.used > self.budget
+
+
+# The proposals waiting for the person, or what finds those about given memory ids.
+Pending = Sequence[Proposal] | Callable[[Iterable[str]], Sequence[Proposal]]
 
 
 # --- what a profile may see ---------------------------------------------------------------
@@ -387,12 +391,13 @@ def build_bundle(
     excludes: Mapping[str, frozenset[str]] | None = None,
     count: Counter | None = None,
     registry: Mapping[str, Predicate] | None = None,
-    pending: Sequence[Proposal] = (),
+    pending: Pending = (),
 ) -> Bundle:
     """Build the bundle for a profile and (optionally) the user's next message.
 
     `registry` (the predicate registry) and `pending` (the proposals waiting for the
-    person) decide which shown memories are contested; without them only `retires` does.
+    person, or what finds those about given ids) decide which shown memories are
+    contested; without them only `retires` does.
     """
     limit = budget if budget is not None else profile.budget
     if limit < 1:
@@ -429,7 +434,12 @@ def build_bundle(
         chosen.append(memory)
 
     heads = now_lines(index, [*kept_pins, *chosen])
-    contests = contests_in(index, [*kept_pins, *chosen], registry, excludes, pending)
+    # The facts that can conflict with what may be shown, read once: the newer lines and
+    # the Conflicts section both need them.
+    same_subject = _same_subject(index, [*kept_pins, *chosen], excludes) if excludes else []
+    contests = contests_in(
+        index, [*kept_pins, *chosen], registry, excludes, pending, same_subject=same_subject
+    )
     beside = [c for cs in heads.values() for c in cs]
     beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
     builder.beside_ancestors = _ancestors(index, beside)
@@ -470,7 +480,6 @@ def build_bundle(
     conflicts: list[Conflict] = []
     if excludes:
         typed = [m for m in shown if m.subject and m.value]
-        same_subject = _same_subject(index, typed, excludes)
         builder.beside_ancestors.update(_ancestors(index, same_subject))
         # Only facts the profile may see can be named in a conflict line.
         others = [m for m in same_subject if builder.sees(m)]
@@ -513,11 +522,16 @@ def contests_in(
     memories: Sequence[Memory],
     registry: Mapping[str, Predicate] | None,
     excludes: Mapping[str, frozenset[str]] | None,
-    pending: Sequence[Proposal],
+    pending: Pending,
+    *,
+    same_subject: Sequence[Memory] | None = None,
 ) -> dict[str, list[Contest]]:
     """What contests each of these memories, read from the index: the newest fact of
     each single-valued predicate they hold, the facts that exclude theirs, the memories
-    that name them in `retires`, and the newer memories behind pending proposals."""
+    that name them in `retires`, and the newer memories behind pending proposals.
+
+    `same_subject` is what `_same_subject` reads for these memories, when the caller
+    has read it already."""
     ids = {m.id for m in memories}
     typed = [m for m in memories if m.subject and m.predicate and m.value]
     facts: list[Memory] = []
@@ -526,8 +540,9 @@ def contests_in(
         pairs = [(m.subject, m.predicate) for m in typed if _norm(m.predicate) in single]
         facts += index.newest_facts([(s, p) for s, p in pairs if s and p])
         if excludes:
-            facts += _same_subject(index, typed, excludes)
-    about = [p for p in pending if p.is_pending and ids.intersection(p.targets)]
+            facts += _same_subject(index, typed, excludes) if same_subject is None else same_subject
+    listed = pending(sorted(ids)) if callable(pending) else pending
+    about = [p for p in listed if p.is_pending and ids.intersection(p.targets)]
     refs = {p.ref for p in about if p.ref}
     known = {
         mid: m
@@ -552,9 +567,8 @@ def _same_subject(
     can hold thousands of facts and reading them all took most of a bundle's time."""
     subjects = sorted({m.subject for m in typed if m.subject})
     predicates = sorted({p for m in typed if m.predicate for p in excludes.get(m.predicate, ())})
-    values = {_norm(m.value) for m in typed}
-    rows = index.typed_fact_values(subjects, predicates)
-    return index.by_rowids([rowid for rowid, value in rows if _norm(value) in values])
+    values = {_norm(m.value) for m in typed if m.value}
+    return index.facts_holding(subjects, predicates, values)
 
 
 def _clean_message(message: str | None) -> str | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import weakref
 
 from memoryctl.bundle import Bundle, build_bundle, contests_in
 from memoryctl.contested import Contest
 from memoryctl.memory import Memory
-from memoryctl.proposals import Proposal, ProposalStore
+from memoryctl.proposals import PendingAbout, ProposalStore
 from memoryctl.rules import exclusions, load_registry
 from memoryctl.storage.vault import Vault, VaultError
 
@@ -17,9 +18,18 @@ def predicate_exclusions(vault: Vault) -> dict[str, frozenset[str]]:
     return exclusions(load_registry(vault.config))
 
 
-def pending_proposals(vault: Vault) -> list[Proposal]:
-    """The proposals waiting for the person's decision: each contests its targets."""
-    return [p for p in ProposalStore.of(vault).load().proposals if p.is_pending]
+# One per open vault, so a process that builds a bundle for every message (the MCP
+# server, the TUI's preview) lists the queue again only when it changed.
+_PENDING: weakref.WeakKeyDictionary[Vault, PendingAbout] = weakref.WeakKeyDictionary()
+
+
+def pending_about(vault: Vault) -> PendingAbout:
+    """What finds the proposals waiting for the person's decision about given memories:
+    each contests its targets."""
+    found = _PENDING.get(vault)
+    if found is None:
+        found = _PENDING[vault] = PendingAbout(ProposalStore.of(vault))
+    return found
 
 
 def context_bundle(
@@ -43,13 +53,11 @@ def context_bundle(
         now=now,
         excludes=exclusions(registry),
         registry=registry,
-        pending=pending_proposals(vault),
+        pending=pending_about(vault),
     )
 
 
 def contests_of(vault: Vault, memories: list[Memory]) -> dict[str, list[Contest]]:
     """What contests each of these memories, as the bundle shows it beneath them."""
     registry = load_registry(vault.config)
-    return contests_in(
-        vault.index, memories, registry, exclusions(registry), pending_proposals(vault)
-    )
+    return contests_in(vault.index, memories, registry, exclusions(registry), pending_about(vault))

@@ -165,6 +165,11 @@ def marks(memory: Memory, overtaken: bool = False) -> str:
     return "".join(flags)
 
 
+def normalized(text: str | None) -> str:
+    """Values, subjects and predicates are compared after folding case and whitespace."""
+    return " ".join((text or "").casefold().split())
+
+
 def path_id(relpath: str) -> str:
     """The identity of a file that has no `id` yet: stable while the file keeps its path."""
     digest = hashlib.sha1(relpath.encode("utf-8")).digest()

@@ -473,6 +473,70 @@ class ProposalStore:
             attempt += 1
 
 
+class PendingAbout:
+    """The pending proposals about given memories, for a process that asks on every
+    message (the bundle in the MCP server, under the TUI).
+
+    Listing a queue of thousands reads every file's status, a tenth of a second at
+    4,000 proposals. This lists it again only when the folder changed: a file added,
+    removed or replaced (memoryctl writes every decision by an atomic rename, and git
+    replaces the files it changes), or the listing's cache rewritten (after anything
+    memoryctl files or decides), or the file of a proposal it is about to return
+    changed. Only a hand edit in place of a proposal it does not return (a decided one
+    set back to pending) waits for the next of these.
+    """
+
+    def __init__(self, store: ProposalStore) -> None:
+        self.store = store
+        self._seen: tuple[object, ...] | None = None
+        self._by_target: dict[str, list[Proposal]] = {}
+        self._stamps: dict[str, tuple[int, ...]] = {}
+
+    def __call__(self, ids: Iterable[str]) -> list[Proposal]:
+        ids = list(ids)
+        seen = self._signature()
+        if seen != self._seen:
+            self._reload(seen)
+        found = self._about(ids)
+        if any(self._stamp(p.path) != self._stamps.get(p.path) for p in found):
+            self._reload(seen)
+            found = self._about(ids)
+        return found
+
+    def _signature(self) -> tuple[object, ...]:
+        names = [relpath for relpath, _ in self.store._files()]
+        folders = sorted({PROPOSALS_DIR, *(name.rpartition("/")[0] for name in names)})
+        cache = self.store.cache
+        return (
+            tuple(names),
+            tuple(self._stamp(folder, inode=True) for folder in folders),
+            self._stamp(cache, inode=True) if cache is not None else None,
+        )
+
+    def _about(self, ids: Iterable[str]) -> list[Proposal]:
+        seen: dict[str, Proposal] = {}
+        for mid in ids:
+            for proposal in self._by_target.get(mid, ()):
+                seen.setdefault(proposal.path, proposal)
+        return sorted(seen.values(), key=lambda p: (p.created, p.id))
+
+    def _reload(self, seen: tuple[object, ...]) -> None:
+        pending = [p for p in self.store.load().proposals if p.is_pending]
+        self._seen = seen if seen == self._signature() else None  # it changed as it was read
+        self._by_target = {}
+        for proposal in pending:
+            for target in dict.fromkeys(proposal.targets):
+                self._by_target.setdefault(target, []).append(proposal)
+        self._stamps = {p.path: self._stamp(p.path) for p in pending}
+
+    def _stamp(self, path: str | Path, *, inode: bool = False) -> tuple[int, ...]:
+        try:
+            stat = (self.store.root / path).stat()
+        except OSError:
+            return (-1,)
+        return (stat.st_size, stat.st_mtime_ns, stat.st_ino if inode else 0)
+
+
 def resolve(proposals: Sequence[Proposal], ref: str) -> Proposal:
     """The one proposal an id, an id prefix or a path names; ProposalError otherwise."""
     ref = ref.strip()

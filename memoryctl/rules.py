@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, normalized
 from memoryctl.proposals import Suggestion
 from memoryctl.storage.config import ConfigError, VaultConfig
 
@@ -88,11 +88,6 @@ def exclusions(registry: dict[str, Predicate]) -> dict[str, frozenset[str]]:
 
 
 # --- typed-fact rules: what a newer fact proposes to retire ------------------------------
-
-
-def normalized(text: str | None) -> str:
-    """Values, subjects and predicates are compared after folding case and whitespace."""
-    return " ".join((text or "").casefold().split())
 
 
 def _by_name(registry: dict[str, Predicate]) -> dict[str, Predicate]:

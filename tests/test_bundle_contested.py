@@ -20,14 +20,18 @@ import memoryctl.tokens
 from memoryctl.bundle import Bundle
 from memoryctl.bundle_formats import as_json, render
 from memoryctl.contested import by_facts, by_retires
-from memoryctl.memory import Memory
+from memoryctl.context import context_bundle
+from memoryctl.memory import Memory, moment
+from memoryctl.review import decline, undo
 from memoryctl.rules import STARTER_REGISTRY
+from memoryctl.storage.vault import Vault
 
 LISBON, PORTO = "hafbhwmj2s", "aghaak5xqn"
 NEOVIM, HELIX = "vvtwsb0afj", "r2qxe7ged0"
 LIKES_MANGOES, DISLIKES_MANGOES = "zk26gcx3q4", "wbhh9dh72s"
 PORTO_TEXT = "I moved to Porto on 2026-10-26 and live in Bonfim now."
 HELIX_TEXT = "I stopped using Neovim; I use Helix now."
+NOW = moment("2026-11-29T12:00:00Z")
 CITY = "what city do I live in now"
 EDITOR = "which editor do I use"
 
@@ -144,6 +148,41 @@ def test_a_declined_proposal_contests_nothing(sample_dir):
         state="declined",
     )
     assert lines_beneath(build(sample_dir, message="how do I take my coffee"), coffee) == []
+
+
+def test_an_open_vault_shows_each_change_to_the_queue_in_its_next_bundle(sample_dir):
+    """A process that builds a bundle for every message (the MCP server) lists the queue
+    again only when it changed; each change still shows in the very next bundle."""
+    coffee, message = "chvkhzhaq0", "how do I take my coffee"
+    pending = "    pending (2026-11-20): a proposal to retire this awaits the person's decision"
+    decaf = {
+        "action": "retire",
+        "targets": f"[{coffee}]",
+        "origin": "{kind: agent, ref: session-42}",
+        "created": "2026-11-20T10:00:00Z",
+    }
+    vault = Vault(sample_dir)
+    try:
+
+        def beneath() -> list[str]:
+            return lines_beneath(context_bundle(vault, message=message), coffee)
+
+        assert beneath() == []
+        write_proposal(sample_dir, "decaf", **decaf)
+        assert beneath() == [pending]
+        decline(vault, "decaf", now=NOW)
+        assert beneath() == []
+        undo(vault, "decaf", now=NOW)
+        assert beneath() == [pending]
+        write_proposal(sample_dir, "decaf", **decaf, state="declined")  # by hand, in place
+        assert beneath() == []
+        (sample_dir / "proposals" / "decaf.md").unlink()
+        write_proposal(sample_dir, "decaf-again", **decaf)
+        assert beneath() == [pending]
+        (sample_dir / "proposals" / "decaf-again.md").unlink()
+        assert beneath() == []
+    finally:
+        vault.close()
 
 
 def test_a_pending_proposal_names_the_newer_memory_behind_it(sample_dir):

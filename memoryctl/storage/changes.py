@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.index_format import TYPED_FACT
 
 MARK = "live_checked_rowid"
 
@@ -49,7 +50,7 @@ class LiveChanges(IndexConnection):
                 "SELECT mid, path, title, created, status, subject, predicate, value FROM notes "
                 f"WHERE subject IN ({','.join('?' * len(part))}) "
                 f"AND predicate IN ({','.join('?' * len(predicates))}) "
-                "AND status != 'retired' AND value IS NOT NULL AND broken IS NULL",
+                f"AND {TYPED_FACT} AND +status != 'retired' AND broken IS NULL",
                 [*part, *predicates],
             )
             found += [

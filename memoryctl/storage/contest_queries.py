@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.index_format import TYPED_FACT
 
 # The partial index `ix_notes_retiring` holds only memories whose `retires` is not
 # empty; a query must repeat this condition word for word for SQLite to use it.
@@ -41,9 +42,8 @@ class ContestQueries(IndexConnection):
         found: list[Memory] = []
         for subject, predicate in sorted(set(pairs)):
             found += self._memories(
-                "SELECT doc, body FROM notes WHERE subject = ? AND predicate = ? "
-                "AND +status = 'active' AND value IS NOT NULL AND broken IS NULL "
-                "ORDER BY created DESC, mid DESC LIMIT 1",
+                f"SELECT doc, body FROM notes WHERE subject = ? AND predicate = ? AND {TYPED_FACT} "
+                "AND +status = 'active' AND broken IS NULL ORDER BY created DESC, mid DESC LIMIT 1",
                 (subject, predicate),
             )
         return found

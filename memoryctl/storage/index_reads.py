@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from memoryctl import search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
-from memoryctl.storage.index_format import source_ref
+from memoryctl.storage.index_format import TYPED_FACT, source_ref
 from memoryctl.storage.parsing import memory_from_doc
 
 # How many matches of a query of common words are sorted by date (`_newest_matches`).
@@ -117,25 +117,26 @@ class IndexReads(IndexConnection):
             "ORDER BY pin_order IS NULL, pin_order, created, mid"
         )
 
-    def typed_fact_values(
-        self, subjects: Sequence[str], predicates: Sequence[str]
-    ) -> list[tuple[int, str]]:
-        """(rowid, value) of current typed facts with these subjects and predicates.
+    def facts_holding(
+        self, subjects: Sequence[str], predicates: Sequence[str], values: Iterable[str]
+    ) -> list[Memory]:
+        """Current typed facts with these subjects and predicates that hold one of these
+        values (as facts compare them, `memory.normalized`).
 
-        No documents are read: a subject like `user` can hold thousands of facts, so the
-        caller narrows them by value first and loads only those (see `by_rowids`).
+        Read from the typed-fact index by value: a subject like `user` can hold thousands
+        of facts, and visiting them all took most of a bundle's time.
         """
-        if not subjects or not predicates:
+        keys = sorted(set(values))
+        if not subjects or not predicates or not keys:
             return []
-        subject_marks = ",".join("?" * len(subjects))
-        predicate_marks = ",".join("?" * len(predicates))
-        # `+status` keeps SQLite on the subject index: most memories are active, so the
-        # status index would visit nearly every row.
-        return self._execute(
-            f"SELECT rowid, value FROM notes WHERE subject IN ({subject_marks}) "
-            f"AND predicate IN ({predicate_marks}) AND +status = 'active' "
-            "AND value IS NOT NULL AND broken IS NULL",
-            [*subjects, *predicates],
+        marks = ",".join
+        # `+status` keeps SQLite on the typed-fact index.
+        return self._memories(
+            f"SELECT doc, body FROM notes WHERE subject IN ({marks('?' * len(subjects))}) "
+            f"AND predicate IN ({marks('?' * len(predicates))}) "
+            f"AND value_key IN ({marks('?' * len(keys))}) AND {TYPED_FACT} "
+            "AND +status = 'active' AND broken IS NULL",
+            [*subjects, *predicates, *keys],
         )
 
     def search_rows(

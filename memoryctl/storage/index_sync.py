@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memoryctl import matching, search_query
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, normalized
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.parsing import ParsedFile, fts_title, memory_from_doc, parse_all
 from memoryctl.storage.scan import FileStat, scan
@@ -212,7 +212,9 @@ class IndexSync(IndexConnection):
                 (
                     rowid, m.id, parsed.relpath, parsed.size, parsed.mtime_ns, parsed.sha,
                     m.title, m.kind, m.status, m.pinned, m.pin_order, m.created, m.namespace,
-                    m.visibility, m.subject, m.predicate, m.value, m.is_correction and m.has_id,
+                    m.visibility, m.subject, m.predicate, m.value,
+                    normalized(m.value) if m.value is not None else None,
+                    m.is_correction and m.has_id,
                     m.broken, len(m.problems), parsed.doc, m.body,
                 )
             )  # fmt: skip
@@ -229,8 +231,8 @@ class IndexSync(IndexConnection):
         conn.executemany(
             "INSERT INTO notes(rowid, mid, path, size, mtime_ns, sha, title, kind, status, "
             "pinned, pin_order, created, namespace, visibility, subject, predicate, value, "
-            "is_correction, broken, problems, doc, body) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "value_key, is_correction, broken, problems, doc, body) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
         conn.executemany("INSERT INTO note_fts(rowid, title, body) VALUES (?,?,?)", fts)

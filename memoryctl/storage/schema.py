@@ -32,6 +32,9 @@ class NoteRow(SQLModel, table=True):
     subject: str | None = Field(default=None, index=True)
     predicate: str | None = None
     value: str | None = None
+    # The value as facts are compared (`memory.normalized`), so a query finds the facts
+    # that hold a value without reading every fact about the subject.
+    value_key: str | None = None
     is_correction: bool = False
     broken: str | None = None
     problems: int = 0
