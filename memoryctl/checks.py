@@ -147,7 +147,7 @@ def retired_lineage(vault: Vault, among: Sequence[Memory] | None = None) -> list
     return suggestions
 
 
-def _withdraw_stale(
+def withdraw_stale(
     change: Change,
     covers: Iterable[Proposal],
     found: set[str],
@@ -235,7 +235,7 @@ def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
         if p.origin in ("explicit", "rule", "expiry")
         or (p.origin == "lineage" and "|retired:" in p.key)
     ]
-    _withdraw_stale(
+    withdraw_stale(
         change,
         covers,
         {s.key for s in suggestions},
@@ -261,7 +261,7 @@ def check_anchors(vault: Vault, repo: Path, *, now: dt.datetime) -> CheckReport:
     report.checked = {"memories": found.checked, "anchors": found.anchors}
     _file(change, found.suggestions, report)
     covers = [p for p in change.queue.proposals if p.origin == "anchor"]
-    _withdraw_stale(
+    withdraw_stale(
         change, covers, {s.key for s in found.suggestions}, "its anchors check out again"
     )
     report.withdrawn = change.withdrawn

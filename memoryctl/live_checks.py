@@ -5,7 +5,8 @@ MCP server call `check_changes` after the index has synced. It looks only at the
 memories that changed since it last ran (every changed file gets a new rowid; see
 `storage/changes.py`), plus whatever each change touches: the memories a new
 `retires` names and those that name a changed one, the facts about the same subject
-that a changed fact may end or be ended by, a changed memory whose `expires` has
+that a changed fact may end or be ended by (the rules propose only what involves the
+changed fact, unless it stopped being current), a changed memory whose `expires` has
 passed, what descends from a memory that is now retired, and a changed memory's code
 anchors when the vault names a repository.
 
@@ -19,17 +20,28 @@ nothing. Nothing is retired: only the person decides. `memoryctl check` stays as
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass, field
 
 from memoryctl.anchors import RepoFiles, anchor_suggestions, repo_root
-from memoryctl.checks import anchored_memories, explicit_suggestions, find_all, retired_lineage
+from memoryctl.checks import (
+    anchored_memories,
+    explicit_suggestions,
+    find_all,
+    retired_lineage,
+    withdraw_stale,
+)
 from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
-from memoryctl.memory import Memory
-from memoryctl.proposals import Proposal, Suggestion, proposal_id
-from memoryctl.rules import exclusions, is_typed, load_registry, rule_suggestions
+from memoryctl.memory import Memory, normalized
+from memoryctl.proposals import Proposal, ProposalError, Suggestion, proposal_from_file, proposal_id
+from memoryctl.rules import Predicate, exclusions, is_typed, load_registry, rule_suggestions
 from memoryctl.storage.config import PROPOSALS_DIR
+from memoryctl.storage.index import Index
 from memoryctl.storage.vault import Vault, VaultError
+
+# The note on a proposal withdrawn because the change that triggered it is undone.
+WITHDRAWN = "what proposed it changed, and no longer proposes it"
 
 # More changed rows than this (a cold build, a large `git pull`) and the whole vault
 # is checked at once: at that size one pass over it is quicker than one per change.
@@ -41,6 +53,7 @@ class LiveReport:
     checked: int = 0  # memories that changed since the last run
     whole: bool = False  # the whole vault was checked
     proposed: list[Proposal] = field(default_factory=list)
+    withdrawn: list[Proposal] = field(default_factory=list)
     commit: str | None = None
 
 
@@ -56,18 +69,62 @@ def suggestions_for(vault: Vault, changed: list[Memory], now: dt.datetime) -> li
 
     registry = load_registry(vault.config)
     typed = [m for m in changed if is_typed(m)]
-    excluding = exclusions(registry)
-    subjects = sorted({m.subject for m in typed if m.subject})
-    predicates = sorted(
-        {p for m in typed if m.predicate for p in (m.predicate, *excluding.get(m.predicate, ()))}
-    )
-    facts = {m.id: m for m in index.facts_about(subjects, predicates)}
-    facts.update((m.id, m) for m in typed)
-    rules = rule_suggestions(facts.values(), registry)
+    if any(m.status != "active" for m in typed):
+        # A fact that stops being current by a hand edit may leave another the newest of
+        # its predicate, and that one's proposals are new: the rules look at every fact
+        # about the subject under these predicates, and propose all they find.
+        facts = _facts_about(index, typed, registry, whole=True)
+        rules = rule_suggestions(facts, registry)
+    else:
+        # What the rules propose about the changed facts: a proposal between two facts
+        # that did not change was filed when the newer of them came.
+        facts = _facts_about(index, typed, registry, whole=False)
+        rules = rule_suggestions(facts, registry, ids)
 
     expiring = expiry_suggestions([m for m in changed if m.expires], now)
     descending = retired_lineage(vault, [m for m in changed if m.status == "retired"])
     return [*explicit, *rules, *expiring, *descending, *_anchor_suggestions(vault, changed)]
+
+
+def _facts_about(
+    index: Index, typed: list[Memory], registry: dict[str, Predicate], *, whole: bool
+) -> list[Memory]:
+    """The facts the rules need to judge these changed facts, with them.
+
+    `whole`: every fact about their subjects under their predicates and those that
+    exclude them. Otherwise only what decides a proposal that involves a changed fact
+    (`rules.rule_suggestions` with `involving`): where it is the newest fact of a
+    single-valued predicate, that predicate's every fact and the facts that exclude
+    them (it may replace each); else the newest fact of each single-valued predicate
+    near it and the facts that hold its value under its predicate, those that exclude
+    it, and those that exclude these (what may end it, or what it may end and what
+    else may end that). A subject can hold a thousand facts under one predicate; an
+    edit to one of the older reads a handful.
+    """
+    excluding = exclusions(registry)
+    single = {normalized(name) for name, p in registry.items() if p.cardinality == "single"}
+
+    def near(predicate: str) -> list[str]:
+        return sorted({predicate, *excluding.get(predicate, ())})
+
+    newest = index.newest_facts(
+        (m.subject or "", p)
+        for m in typed
+        for p in near(m.predicate or "")
+        if normalized(p) in single
+    )
+    newest_of = {(m.subject, m.predicate): m.id for m in newest}
+    found = {m.id: m for m in newest}
+    for memory in typed:
+        subject, predicate = memory.subject or "", memory.predicate or ""
+        if whole or newest_of.get((subject, predicate)) == memory.id:
+            found.update((m.id, m) for m in index.facts_about([subject], near(predicate)))
+        around = sorted({q for p in near(predicate) for q in near(p)})
+        found.update(
+            (m.id, m) for m in index.facts_about([subject], around, normalized(memory.value))
+        )
+    found.update((m.id, m) for m in typed)
+    return list(found.values())
 
 
 def _anchor_suggestions(vault: Vault, memories: list[Memory]) -> list[Suggestion]:
@@ -84,14 +141,16 @@ def _anchor_suggestions(vault: Vault, memories: list[Memory]) -> list[Suggestion
 
 
 def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
-    """Run the proposing checks over what changed since they last ran, and file what
-    they find that has never been proposed."""
+    """Run the proposing checks over what changed since they last ran, file what they
+    find that has never been proposed, and withdraw what a change no longer triggers."""
     index = vault.index
     top = index.newest_rowid()
     mark = index.live_mark()
+    upto, before = index.removed()
     report = LiveReport()
-    if mark is not None and top <= mark:
+    if mark is not None and top <= mark and not before:
         return report
+    stale: list[Proposal] = []
     if mark is None or index.rows_after(mark) > BULK:
         report.whole = True
         report.checked = index.count()
@@ -101,14 +160,70 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         changed = index.memories_after(mark)
         report.checked = len(changed)
         found = suggestions_for(vault, changed, now)
+        stale = triggered_before(vault, before, changed, {s.key for s in found})
+    keys = {s.key for s in found}
     found = unfiled(vault, found)
-    if found:
+    if found or stale:
         change = Change.start(vault, now)
         report.proposed = change.propose(found)
-        if report.proposed:
+        withdraw_stale(change, stale, keys, WITHDRAWN)
+        report.withdrawn = change.withdrawn
+        if report.proposed or report.withdrawn:
             report.commit = change.commit(_message(report))
     index.set_live_mark(top)
+    index.forget_removed(upto)
     return report
+
+
+def triggered_before(
+    vault: Vault, before: list[Memory], changed: list[Memory], found: set[str]
+) -> list[Proposal]:
+    """The pending proposals that an earlier version of a changed or removed memory
+    triggered (a `retires` it named, a typed fact it held) and that the checks no
+    longer find (`found` is what they find about every changed memory).
+
+    Only a version whose trigger differs from the memory now is asked about, so an
+    edit of the text alone costs nothing; each proposal is looked up by its file name,
+    which its key gives, so the queue is never listed.
+    """
+    now = {m.id: m for m in changed}
+    earlier = [m for m in before if _trigger(m) != _trigger(now.get(m.id))]
+    if not earlier:
+        return []
+    registry = load_registry(vault.config)
+    known = vault.index.get_many({t for m in earlier for t in m.retires})
+    proposed, _ = explicit_suggestions([m for m in earlier if m.retires], known)
+    for memory in (m for m in earlier if is_typed(m) and m.status != "retired"):
+        facts = {m.id: m for m in _facts_about(vault.index, [memory], registry, whole=True)}
+        facts[memory.id] = memory
+        proposed += rule_suggestions(facts.values(), registry, {memory.id})
+    stale: dict[str, Proposal] = {}
+    for suggestion in proposed:
+        relpath = f"{PROPOSALS_DIR}/{proposal_id(suggestion.key)}.md"
+        if suggestion.key in found or not (vault.root / relpath).is_file():
+            continue
+        try:
+            proposal = proposal_from_file(relpath, (vault.root / relpath).read_bytes(), "")
+        except (OSError, ProposalError):
+            continue  # `doctor` and the Review screen report an unreadable proposal
+        if proposal.key == suggestion.key and proposal.is_pending:
+            stale[proposal.id] = proposal
+    return list(stale.values())
+
+
+def _trigger(memory: Memory | None) -> tuple[object, ...] | None:
+    """What a memory's proposals depend on: its status, `retires` and typed fact."""
+    if memory is None:
+        return None
+    return (
+        memory.status,
+        memory.broken is None,
+        memory.created,
+        tuple(memory.retires),
+        normalized(memory.subject),
+        normalized(memory.predicate),
+        normalized(memory.value),
+    )
 
 
 def unfiled(vault: Vault, found: list[Suggestion]) -> list[Suggestion]:
@@ -116,12 +231,17 @@ def unfiled(vault: Vault, found: list[Suggestion]) -> list[Suggestion]:
     after its key, so one stat per suggestion tells, where listing a queue of thousands
     to compare keys would take most of a second; `Change.propose` still compares the
     keys of what is left, so a file that merely shares a name proposes nothing twice."""
-    folder = vault.root / PROPOSALS_DIR
-    return [s for s in found if not (folder / f"{proposal_id(s.key)}.md").exists()]
+    folder = os.path.join(vault.root, PROPOSALS_DIR, "")
+    return [s for s in found if not os.path.exists(f"{folder}{proposal_id(s.key)}.md")]
 
 
 def _message(report: LiveReport) -> str:
-    lines = [f"Check changes: propose {len(report.proposed)}", ""]
+    title = f"Check changes: propose {len(report.proposed)}"
+    if report.withdrawn:
+        title += f", withdraw {len(report.withdrawn)}"
+    lines = [title, ""]
     for p in report.proposed:
         lines.append(f"proposal {p.id}: {p.action} {', '.join(p.targets)} ({p.describe_origin()})")
+    for p in report.withdrawn:
+        lines.append(f"withdrawn {p.id}: {p.action} {', '.join(p.targets)}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ to approve or decline (see proposals.py and review.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from memoryctl.memory import Memory, normalized
@@ -125,7 +125,9 @@ def fact_problems(memory: Memory, registry: dict[str, Predicate]) -> list[str]:
 
 
 def rule_suggestions(
-    memories: Iterable[Memory], registry: dict[str, Predicate]
+    memories: Iterable[Memory],
+    registry: dict[str, Predicate],
+    involving: Collection[str] | None = None,
 ) -> list[Suggestion]:
     """The retirements the registry's rules propose among these typed facts.
 
@@ -138,47 +140,60 @@ def rule_suggestions(
     Only an active fact proposes, only a fact that is not retired is proposed, and each
     fact is proposed once, by the newest fact that ends it. Anything else, such as
     `likes: papayas` beside `likes: mangoes`, proposes nothing.
+
+    With `involving`, only the proposals whose older or newer fact has one of these ids
+    (exactly those of the whole list): the live checks ask about what changed, and a
+    single-valued predicate with a thousand values proposes a thousand retirements.
     """
-    facts = [m for m in memories if is_typed(m) and m.status != "retired"]
     predicates = _by_name(registry)
+    single = {name for name, p in predicates.items() if p.cardinality == "single"}
     excluded_by = {
         normalized(name): {normalized(o) for o in others}
         for name, others in exclusions(registry).items()
     }
-    by_subject: dict[str, list[Memory]] = {}
-    for memory in facts:
-        by_subject.setdefault(normalized(memory.subject), []).append(memory)
+    # Each fact with its parts folded once: (order, predicate, value, memory).
+    by_subject: dict[str, list[tuple[tuple[str, str], str, str, Memory]]] = {}
+    for memory in memories:
+        if memory.status == "retired" or memory.broken:
+            continue
+        subject = normalized(memory.subject)
+        name, value = normalized(memory.predicate), normalized(memory.value)
+        if subject and name and value:
+            by_subject.setdefault(subject, []).append((memory.order_key, name, value, memory))
 
-    chosen: dict[str, tuple[tuple[str, str], Suggestion]] = {}
+    # Each older fact's newest ender, and how it ends it; only those are worded.
+    chosen: dict[str, tuple[tuple[str, str], Memory, Memory, bool]] = {}
 
-    def offer(older: Memory, newer: Memory, suggestion: Suggestion) -> None:
+    def offer(older: Memory, newer: Memory, single: bool) -> None:
         previous = chosen.get(older.id)
         if previous is None or newer.order_key > previous[0]:
-            chosen[older.id] = (newer.order_key, suggestion)
+            chosen[older.id] = (newer.order_key, older, newer, single)
 
     for group in by_subject.values():
-        group.sort(key=lambda m: m.order_key)
-        newest_single: dict[str, Memory] = {}
-        newest_holding: dict[tuple[str, str], Memory] = {}  # (predicate, value) -> fact
-        for memory in group:
+        group.sort(key=lambda fact: fact[0])
+        newest_single: dict[str, tuple[tuple[str, str], str, str, Memory]] = {}
+        newest_holding: dict[tuple[str, str], tuple[tuple[str, str], Memory]] = {}
+        for fact in group:
+            order, name, value, memory = fact
             if memory.status != "active":
                 continue
-            name = normalized(memory.predicate)
-            newest_holding[(name, normalized(memory.value))] = memory
-            predicate = predicates.get(name)
-            if predicate and predicate.cardinality == "single":
-                newest_single[name] = memory
-        for older in group:
-            name = normalized(older.predicate)
-            value = normalized(older.value)
+            newest_holding[(name, value)] = (order, memory)
+            if name in single:
+                newest_single[name] = fact
+        for order, name, value, older in group:
             newer = newest_single.get(name)
-            if newer and newer.order_key > older.order_key and normalized(newer.value) != value:
-                offer(older, newer, _single_suggestion(older, newer))
+            if newer and newer[0] > order and newer[2] != value:
+                offer(older, newer[3], True)
             for other_name in excluded_by.get(name, ()):
                 other = newest_holding.get((other_name, value))
-                if other is not None and other.order_key > older.order_key:
-                    offer(older, other, _excludes_suggestion(older, other))
-    return [suggestion for _, suggestion in sorted(chosen.values(), key=lambda c: c[1].targets)]
+                if other is not None and other[0] > order:
+                    offer(older, other[1], False)
+    found = [
+        (_single_suggestion if single else _excludes_suggestion)(older, newer)
+        for _, older, newer, single in chosen.values()
+        if involving is None or older.id in involving or newer.id in involving
+    ]
+    return sorted(found, key=lambda suggestion: suggestion.targets)
 
 
 def _retire_for(older: Memory, newer: Memory, reason: str, trigger: str) -> Suggestion:

@@ -8,6 +8,8 @@ without the person's decision.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memoryctl.memory import Memory
 from memoryctl.rules import STARTER_REGISTRY, Predicate, load_registry, rule_suggestions
@@ -169,3 +171,28 @@ def test_the_starter_registry_pairs_the_obvious_predicates():
     assert "likes" in STARTER_REGISTRY["dislikes"].excludes
     assert "owns" in STARTER_REGISTRY["gave_away"].excludes
     assert "plans" in STARTER_REGISTRY["cancelled"].excludes
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["lives_in", "likes", "dislikes", "owns", "gave_away", "knows"]),
+            st.sampled_from(["Lisbon", "porto", "mangoes", " Mangoes ", "bike"]),
+            st.integers(min_value=1, max_value=28),
+            st.sampled_from(["active", "active", "needs_review", "retired"]),
+        ),
+        max_size=14,
+    ),
+    st.sets(st.integers(min_value=0, max_value=13), max_size=3),
+)
+def test_the_proposals_about_some_facts_are_those_of_the_whole_list_that_name_them(rows, picked):
+    """The live checks ask only about what changed; they get what a full check finds."""
+    facts = [
+        fact(f"f{number:09d}", predicate, value, f"2026-10-{day:02d}T12:00:00Z", status=status)
+        for number, (predicate, value, day, status) in enumerate(rows)
+    ]
+    involving = {f"f{number:09d}" for number in picked}
+    whole = rule_suggestions(facts, STARTER_REGISTRY)
+    expected = [s for s in whole if s.targets[0] in involving or s.ref in involving]
+    assert rule_suggestions(facts, STARTER_REGISTRY, involving) == expected

@@ -136,6 +136,12 @@ def check_changes(vault, now: str | None = None) -> None:
     if report.proposed:
         count = len(report.proposed)
         note(f"{count} new proposal{'' if count == 1 else 's'} to review (memoryctl review).")
+    if report.withdrawn:
+        count = len(report.withdrawn)
+        note(
+            f"{count} proposal{'' if count == 1 else 's'} withdrawn: what proposed "
+            f"{'it' if count == 1 else 'them'} changed (memoryctl review --state withdrawn)."
+        )
 
 
 def finish(vault) -> None:

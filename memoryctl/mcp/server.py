@@ -450,6 +450,10 @@ def check_what_changed(state: ServerState, notice: Callable[[str], None]) -> Non
         return
     if report.proposed:
         notice(f"memoryctl: {len(report.proposed)} new proposal(s) for the person to review")
+    if report.withdrawn:
+        notice(
+            f"memoryctl: {len(report.withdrawn)} proposal(s) withdrawn: what proposed them changed"
+        )
 
 
 def finish_writes(server: MCPServer, timeout: float = 30.0) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.index_format import TYPED_FACT
+from memoryctl.storage.parsing import memory_from_doc
 
 MARK = "live_checked_rowid"
 
@@ -32,26 +33,39 @@ class LiveChanges(IndexConnection):
     def rows_after(self, rowid: int) -> int:
         return self._execute("SELECT count(*) FROM notes WHERE rowid > ?", (rowid,))[0][0]
 
+    def removed(self) -> tuple[int, list[Memory]]:
+        """The memories as they were before their files changed or went away since the
+        last `forget_removed`, oldest first (without bodies), and the last one's number."""
+        rows = self._execute("SELECT seq, doc FROM removed ORDER BY seq")
+        return (rows[-1][0] if rows else 0), [memory_from_doc(doc, "") for _, doc in rows]
+
+    def forget_removed(self, upto: int) -> None:
+        self._execute("DELETE FROM removed WHERE seq <= ?", (upto,))
+
     def memories_after(self, rowid: int) -> list[Memory]:
         """The readable memories indexed after `rowid` (their bodies left out)."""
         return self._memories(
             "SELECT doc, '' FROM notes WHERE rowid > ? AND broken IS NULL", (rowid,)
         )
 
-    def facts_about(self, subjects: Sequence[str], predicates: Sequence[str]) -> list[Memory]:
-        """The typed facts (not retired) with these subjects and predicates, read from
-        the columns alone: enough for the rules, and fast for a subject with thousands."""
+    def facts_about(
+        self, subjects: Sequence[str], predicates: Sequence[str], value: str | None = None
+    ) -> list[Memory]:
+        """The typed facts (not retired) with these subjects and predicates (and this
+        value, as facts compare them, when given), read from the columns alone: enough
+        for the rules, and fast for a subject with thousands."""
         if not subjects or not predicates:
             return []
         found: list[Memory] = []
+        by_value = "" if value is None else "AND value_key = ? "
         for start in range(0, len(subjects), 200):
             part = list(subjects[start : start + 200])
             rows = self._execute(
                 "SELECT mid, path, title, created, status, subject, predicate, value FROM notes "
                 f"WHERE subject IN ({','.join('?' * len(part))}) "
-                f"AND predicate IN ({','.join('?' * len(predicates))}) "
+                f"AND predicate IN ({','.join('?' * len(predicates))}) {by_value}"
                 f"AND {TYPED_FACT} AND +status != 'retired' AND broken IS NULL",
-                [*part, *predicates],
+                [*part, *predicates, *(() if value is None else (value,))],
             )
             found += [
                 Memory(

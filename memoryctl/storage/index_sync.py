@@ -243,9 +243,13 @@ class IndexSync(IndexConnection):
         conn.executemany("INSERT OR IGNORE INTO deprecations(note, needle) VALUES (?,?)", needles)
 
     def _delete_row(self, conn: sqlite3.Connection, rowid: int) -> None:
-        row = conn.execute("SELECT title, body, doc FROM notes WHERE rowid=?", (rowid,)).fetchone()
+        row = conn.execute(
+            "SELECT title, body, doc, mid, broken FROM notes WHERE rowid=?", (rowid,)
+        ).fetchone()
         if row is None:
             return
+        if row[4] is None:  # what the live checks compare with the file as it is now
+            conn.execute("INSERT INTO removed(mid, doc) VALUES (?, ?)", (row[3], row[2]))
         # FTS5 deletes a row by the exact values it was given: the title with its aliases.
         aliases = json.loads(row[2]).get("aliases") or ()
         conn.execute(

@@ -75,6 +75,17 @@ class DerivationRow(SQLModel, table=True):
     source: str = Field(primary_key=True, index=True)
 
 
+class RemovedRow(SQLModel, table=True):
+    """A memory's row as it was before its file changed or went away, kept until the
+    live checks have compared it with what is there now (see `live_checks.py`)."""
+
+    __tablename__ = "removed"
+
+    seq: int | None = Field(default=None, primary_key=True)
+    mid: str
+    doc: str
+
+
 class MetaRow(SQLModel, table=True):
     __tablename__ = "meta"
 

@@ -334,7 +334,8 @@ class VaultScreen(AppScreen):
             self.post_message(self.VaultChanged(paths))
 
     def check_changes(self) -> bool:
-        """The live checks over what the index took in; True when they proposed."""
+        """The live checks over what the index took in; True when they proposed or
+        withdrew."""
         from memoryctl.actions import utcnow
         from memoryctl.live_checks import check_changes
 
@@ -343,7 +344,7 @@ class VaultScreen(AppScreen):
         except Exception as error:
             self.post_message(WorkFailed("check what changed", describe(error)))
             return False
-        return bool(report.proposed)
+        return bool(report.proposed or report.withdrawn)
 
     # --- handlers: they own the widgets ------------------------------------------------------
 
