@@ -1,5 +1,5 @@
 # Two commands set everything up on a fresh machine:
-#   make demo   opens the TUI on a scratch copy of sample_vault
+#   make demo   opens the TUI on a scratch copy of sample_vault, on its Review screen
 #   make test   runs the linters and the tests
 # Both create the virtual environment in .venv on first use.
 
@@ -24,7 +24,7 @@ demo: $(STAMP)
 	mkdir -p $(dir $(DEMO_VAULT))
 	cp -R sample_vault $(DEMO_VAULT)
 	$(BIN)/memoryctl init $(DEMO_VAULT)
-	cd $(DEMO_VAULT) && $(CURDIR)/$(BIN)/memoryctl tui .
+	cd $(DEMO_VAULT) && $(CURDIR)/$(BIN)/memoryctl tui . --screen review
 
 test: $(STAMP)
 	$(BIN)/ruff check memoryctl tests bench

@@ -63,3 +63,23 @@ async def test_a_fact_written_on_disk_while_the_app_runs_shows_its_proposal(vaul
         # Proposed, never decided: Porto is still current.
         porto = vault.index.get(PORTO)
         assert porto is not None and porto.status == "active"
+
+
+async def test_the_demo_opens_on_review_with_the_sample_vaults_proposals(vault: Vault) -> None:
+    """`make demo` runs `memoryctl tui . --screen review` on a fresh copy of the sample
+    vault: nobody has run anything, and its proposals are in front of the person."""
+    app = make_app(vault, watch=True, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await until(
+            pilot,
+            lambda: {(LISBON, "rule"), (NEOVIM, "explicit")} <= pending_targets(screen),
+            timeout=10,
+        )
+        shown = screen.query_one("#proposals")
+        assert shown.option_count >= 2
+        # The Vault screen is one key away, as on any other start.
+        await show(pilot, "1")
+        assert app.current_mode == "vault"

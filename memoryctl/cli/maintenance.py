@@ -17,6 +17,7 @@ from memoryctl.cli.common import (
     say,
     vault_at,
 )
+from memoryctl.tui.screen_modes import MODES
 from memoryctl.wording import counted
 
 
@@ -170,7 +171,7 @@ def cmd_tui(args: argparse.Namespace) -> None:
     from memoryctl.tui.app import run_app
 
     root = vault_at(args.path) if getattr(args, "path", None) else find_vault(args.vault)
-    run_app(Vault(root))
+    run_app(Vault(root), args.screen)
 
 
 def register(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -188,3 +189,9 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     command("watch", cmd_watch, "keep the index current while files change")
     p = command("tui", cmd_tui, "open the terminal UI")
     p.add_argument("path", nargs="?", metavar="VAULT")
+    p.add_argument(
+        "--screen",
+        choices=MODES,
+        default="vault",
+        help="the screen to open on (review: the proposals waiting for a decision)",
+    )

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from memoryctl.tui.keys import registered_bindings
+from memoryctl.tui.screen_modes import SCREENS
 from memoryctl.tui.screens.base import FilesChanged
 from memoryctl.tui.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.tui.screens.vault import VaultScreen
@@ -29,14 +30,6 @@ if TYPE_CHECKING:
 
 # The screens, in the order of their number keys: (mode, key, name, what it is for).
 MEMORY_SCREEN = "memory"  # the one Memory screen the app keeps (see `open_memory`)
-SCREENS = (
-    ("vault", "1", "Vault", "Find and read memories"),
-    ("pins", "2", "Pins", "Order the pins against the token budget"),
-    ("review", "3", "Review", "Approve or decline proposed changes"),
-    ("corrections", "4", "Corrections", "See and steer what each correction reaches"),
-    ("preview", "5", "Preview", "See exactly what the agent gets next turn"),
-    ("agents", "6", "Agents", "See the agents that may write, and revoke one"),
-)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -136,10 +129,11 @@ class MemoryApp(App[None]):
         ),
     ]
 
-    def __init__(self, vault: Vault, *, watch: bool = True) -> None:
+    def __init__(self, vault: Vault, *, watch: bool = True, start: str = "vault") -> None:
         super().__init__()
         self.vault = vault
         self.watching = watch
+        self.start = start
         self.sub_title = str(vault.root)
         self._memory_screen: MemoryScreen | None = None
         self.state_file = state_path()
@@ -163,7 +157,9 @@ class MemoryApp(App[None]):
             self.notify(f"Starting with the default theme: {problem}", severity="warning")
         if self._theme_remembered in self.available_themes:
             self.theme = self._theme_remembered
-        self.switch_mode("vault")
+        self.switch_mode("vault")  # it watches the files, whichever screen is in front
+        if self.start != "vault":
+            self.switch_mode(self.start)
         self.read_sync_state()
 
     def watch_theme(self, theme: str) -> None:
@@ -363,12 +359,13 @@ class MemoryApp(App[None]):
         self.push_screen(HelpScreen(registered_bindings(nodes)))
 
 
-def make_app(vault: Vault, *, watch: bool = True) -> MemoryApp:
-    return MemoryApp(vault, watch=watch)
+def make_app(vault: Vault, *, watch: bool = True, start: str = "vault") -> MemoryApp:
+    """The app, opening on the screen `start` names (one of SCREENS)."""
+    return MemoryApp(vault, watch=watch, start=start)
 
 
-def run_app(vault: Vault) -> None:
+def run_app(vault: Vault, start: str = "vault") -> None:
     try:
-        make_app(vault).run()
+        make_app(vault, start=start).run()
     finally:
         vault.close()
