@@ -80,6 +80,11 @@ async def test_the_demo_opens_on_review_with_the_sample_vaults_proposals(vault: 
         )
         shown = screen.query_one("#proposals")
         assert shown.option_count >= 2
+        # The proposal under the cursor is the one described beside the list.
+        detail = screen.query_one("#proposal-text")
+        current = screen.current
+        assert current is not None
+        await until(pilot, lambda: current.proposal.id in str(detail.render()), timeout=10)
         # The Vault screen is one key away, as on any other start.
         await show(pilot, "1")
         assert app.current_mode == "vault"
