@@ -92,6 +92,36 @@ class Rewritten(SyncError):
         self.now = now
 
 
+class EditsInTheWay(SyncError):
+    """The remote changed files the person is editing and has not committed."""
+
+    def __init__(self, remote: str, paths: list[str]) -> None:
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        super().__init__(
+            f"{remote} changed {_files(len(paths))} you are editing and have not committed "
+            f"({shown}); nothing changed. Commit them, or run memoryctl sync --include-edits "
+            "to commit them as your own edits, then sync again"
+        )
+        self.remote = remote
+        self.paths = paths
+
+
+class StagedInTheWay(SyncError):
+    """git merges only into an index that holds no staged change."""
+
+    def __init__(self, paths: list[str]) -> None:
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        super().__init__(
+            f"{_files(len(paths))} staged and not committed ({shown}), and git merges only "
+            "when nothing is staged; nothing changed. Commit or unstage them, then sync again"
+        )
+        self.paths = paths
+
+
+def _files(count: int) -> str:
+    return "1 file" if count == 1 else f"{count} files"
+
+
 class MergeStopped(SyncError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"the merge could not start: {reason}; nothing changed")
@@ -229,8 +259,15 @@ def set_up(vault: Vault) -> list[str]:
 
 
 def sync(
-    vault: Vault, *, remote: str | None = None, force_with_lease: bool = False, now: dt.datetime
+    vault: Vault,
+    *,
+    remote: str | None = None,
+    force_with_lease: bool = False,
+    include_edits: bool = False,
+    now: dt.datetime,
 ) -> SyncReport:
+    """Fetch, merge, push. The person's own uncommitted edits are merged around, never
+    committed, unless `include_edits`: then they are committed first, as theirs."""
     root = vault.root
     if not vault.is_git:
         raise SyncError(f"{root} is not a git repository, so it cannot sync")
@@ -253,7 +290,8 @@ def sync(
             "The merge driver was missing on this device, so merges made here by hand used "
             "git's own merge; it is set up now."
         )
-    _commit_outside_edits(vault, report)
+    if include_edits:
+        _commit_own_edits(vault, report)
     before = gitsync.rev(root, "HEAD")
 
     fetched = _git(root, "fetch", "--no-tags", name, check=False)
@@ -279,6 +317,8 @@ def sync(
             raise Unrelated(name, short_ref)
         report.received = gitsync.counts(root, "HEAD", theirs)[1]
         if report.received:
+            fast_forward = gitsync.is_ancestor(root, "HEAD", theirs)
+            _around_edits(vault, name, theirs, merging=not fast_forward)
             _merge(vault, report, theirs, short_ref)
 
     head = gitsync.rev(root, "HEAD")
@@ -297,18 +337,40 @@ def _last_line(text: str) -> str:
     return line.removeprefix("fatal: ").removeprefix("error: ")
 
 
-def _commit_outside_edits(vault: Vault, report: SyncReport) -> None:
-    """Commit edits made to memories outside memoryctl, saying so, so they travel too."""
-    status = _git(vault.root, "status", "--porcelain", "-z", "--untracked-files=all")
-    paths = []
-    for entry in status.stdout.split("\0"):
-        if len(entry) > 3:
-            path = entry[3:]
-            if is_memory_path(path, vault.config) or path.startswith("proposals/"):
-                paths.append(path)
-    if paths:
-        vault.commit(paths, "Record edits made outside memoryctl before syncing")
-        report.notices.append(f"Committed {len(paths)} edited file(s) before syncing.")
+def _commit_own_edits(vault: Vault, report: SyncReport) -> None:
+    """Commit the person's uncommitted edits to memories and proposals, saying they are
+    theirs: only when they ask for it (`--include-edits`)."""
+    edited = gitsync.edited(vault.root)
+    paths = [
+        path
+        for path in [*edited.staged, *edited.unstaged]
+        if is_memory_path(path, vault.config) or path.startswith("proposals/")
+    ]
+    paths = list(dict.fromkeys(paths))
+    if not paths:
+        return
+    listing = "".join(f"\n- {path}" for path in paths)
+    vault.commit(
+        paths,
+        f"Your own edits to {_files(len(paths))}, committed as you asked (sync --include-edits)"
+        f"\n\nmemoryctl did not make these changes; it committed the files as they were:"
+        f"{listing}",
+    )
+    report.notices.append(f"Committed your own edits to {_files(len(paths))} before syncing.")
+
+
+def _around_edits(vault: Vault, remote: str, theirs: str, *, merging: bool) -> None:
+    """Refuse, before anything changes, a merge that would meet the person's own
+    uncommitted edits: a file they are editing that the remote changed, or (for a merge
+    that is not a fast-forward) anything staged. Edits elsewhere are merged around."""
+    root = vault.root
+    edited = gitsync.edited(root)
+    if merging and edited.staged:
+        raise StagedInTheWay(edited.staged)
+    touched = set(gitsync.changed_since_fork(root, "HEAD", theirs))
+    meets = [path for path in dict.fromkeys([*edited.staged, *edited.unstaged]) if path in touched]
+    if meets:
+        raise EditsInTheWay(remote, meets)
 
 
 _CONFLICT_LINE = re.compile(r"^CONFLICT \(([^)]*)\): (.*)$", re.M)

@@ -56,15 +56,17 @@ class Devices:
 
     def same_line_changed(self) -> tuple[str, Path, Path]:
         """A memory both devices change on the same line: "soy" on the laptop, already
-        synced, and "rice" on the desktop, not yet. Returns its id and both files."""
+        synced, and "rice" on the desktop, committed there by hand and not yet synced.
+        Returns its id and both files."""
         memory_id = self.add(self.laptop, "Buy oat milk", "--title", "Milk")
         self.sync(self.laptop)
         self.sync(self.desktop)
         laptop_file = self.path(self.laptop, memory_id)
         laptop_file.write_text(laptop_file.read_text().replace("oat", "soy"))
-        assert self.sync(self.laptop).code == 0
+        assert self.sync(self.laptop, "--include-edits").code == 0
         desktop_file = self.path(self.desktop, memory_id)
         desktop_file.write_text(desktop_file.read_text().replace("oat", "rice"))
+        git(self.desktop, "commit", "-q", "-a", "-m", "Rice, not oat")
         return memory_id, laptop_file, desktop_file
 
     def remote_objects(self) -> bytes:

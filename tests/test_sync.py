@@ -100,8 +100,8 @@ def test_taking_the_other_version_of_a_conflict_writes_it_and_declining_keeps_th
         path.write_text(path.read_text().replace(old, laptop_text))
         path = devices.path(devices.desktop, memory_id)
         path.write_text(path.read_text().replace(old, desktop_text))
-    devices.sync(devices.laptop)
-    result = devices.sync(devices.desktop, "--json")
+    devices.sync(devices.laptop, "--include-edits")
+    result = devices.sync(devices.desktop, "--json", "--include-edits")
     by_path = {c["path"]: c["proposal"] for c in result.json()["conflicts"]}
     first = by_path[str(devices.path(devices.desktop, one).relative_to(devices.desktop))]
     second = by_path[str(devices.path(devices.desktop, two).relative_to(devices.desktop))]
@@ -260,3 +260,64 @@ def test_sync_json_reports_state(devices):
     result = devices.sync(devices.laptop, "--json")
     data = json.loads(result.out)
     assert data["remote"] == "origin" and data["branch"] == "main"
+
+
+def test_sync_merges_around_your_uncommitted_edit_and_never_commits_it(devices):
+    mine = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
+    devices.sync(devices.laptop)
+    devices.sync(devices.desktop)
+    path = devices.path(devices.desktop, mine)
+    relpath = str(path.relative_to(devices.desktop))
+    path.write_text(path.read_text().replace("oat", "goat"))
+    other = devices.add(devices.laptop, "Walk at noon", "--title", "Walk")
+    devices.sync(devices.laptop)
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    assert devices.run(devices.desktop, "show", other).code == 0
+    # The edit stays in the file, uncommitted, and never leaves the device.
+    assert "Buy goat milk" in path.read_text()
+    assert git(devices.desktop, "status", "--porcelain").split() == ["M", relpath]
+    assert "goat" not in git(devices.remote, "log", "-p", "--all")
+
+
+def test_sync_stops_naming_the_file_when_the_other_device_changed_what_you_are_editing(devices):
+    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
+    devices.sync(devices.laptop)
+    devices.sync(devices.desktop)
+    assert devices.run(devices.laptop, "pin", memory_id).code == 0
+    devices.sync(devices.laptop)
+    path = devices.path(devices.desktop, memory_id)
+    relpath = str(path.relative_to(devices.desktop))
+    path.write_text(path.read_text().replace("oat", "goat"))
+    head = git(devices.desktop, "rev-parse", "HEAD")
+    stopped = devices.sync(devices.desktop)
+    assert stopped.code == 1
+    [line] = stopped.err.strip().splitlines()
+    assert relpath in line and "--include-edits" in line
+    # Nothing is lost: the edit is in the file, and nothing was merged or committed.
+    assert "Buy goat milk" in path.read_text()
+    assert git(devices.desktop, "rev-parse", "HEAD") == head
+    # Asked to, sync commits the edit as the person's own, and both changes hold.
+    result = devices.sync(devices.desktop, "--include-edits")
+    assert result.code == 0, result.err
+    shown = devices.run(devices.desktop, "--json", "show", memory_id).json()
+    assert shown["pinned"] is True and "Buy goat milk" in shown["body"]
+    subjects = git(devices.remote, "log", "--format=%s", "main")
+    assert "Your own edits to 1 file, committed as you asked" in subjects
+    no_markers(devices.desktop)
+
+
+def test_sync_stops_when_something_is_staged_and_a_merge_is_needed(devices):
+    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
+    devices.sync(devices.laptop)
+    devices.sync(devices.desktop)
+    devices.add(devices.laptop, "Walk at noon", "--title", "Walk")
+    devices.sync(devices.laptop)
+    assert devices.run(devices.desktop, "pin", memory_id).code == 0
+    (devices.desktop / "mine.txt").write_text("staged by the person\n")
+    git(devices.desktop, "add", "mine.txt")
+    stopped = devices.sync(devices.desktop)
+    assert stopped.code == 1
+    [line] = stopped.err.strip().splitlines()
+    assert "mine.txt" in line and "staged" in line
+    assert git(devices.desktop, "diff", "--cached", "--name-only").split() == ["mine.txt"]

@@ -141,11 +141,11 @@ def test_making_a_memory_secret_seals_it_from_the_next_commit(devices):
     path = devices.path(devices.laptop, memory_id)
     relpath = str(path.relative_to(devices.laptop))
     path.write_text(path.read_text().replace("namespace:", "visibility: secret\nnamespace:"))
-    assert devices.sync(devices.laptop).code == 0
+    assert devices.sync(devices.laptop, "--include-edits").code == 0
     stored = git(devices.remote, "show", f"main:{relpath}")
     assert stored.startswith("---\nsealed: ") and "HERON" not in stored
     path.write_text(path.read_text().replace("visibility: secret\n", ""))
-    assert devices.sync(devices.laptop).code == 0
+    assert devices.sync(devices.laptop, "--include-edits").code == 0
     assert "HERON-7" in git(devices.remote, "show", f"main:{relpath}")
 
 

@@ -27,7 +27,13 @@ def cmd_sync(args: argparse.Namespace) -> None:
     from memoryctl.sync import sync
 
     vault = open_vault(args)
-    report = sync(vault, remote=args.remote, force_with_lease=args.force_with_lease, now=_utcnow())
+    report = sync(
+        vault,
+        remote=args.remote,
+        force_with_lease=args.force_with_lease,
+        include_edits=args.include_edits,
+        now=_utcnow(),
+    )
     finish(vault)
     if args.json:
         emit_json(report.as_json())
@@ -115,6 +121,11 @@ def register(command) -> None:
         "--force-with-lease",
         action="store_true",
         help="put this device's history back on a remote whose history was rewritten",
+    )
+    p.add_argument(
+        "--include-edits",
+        action="store_true",
+        help="commit your own uncommitted edits to memories first, as yours",
     )
     p = command("keys", _keys_usage, "the key that seals secret memories")
     sub = p.add_subparsers(dest="keys_command", metavar="ACTION", parser_class=type(p))

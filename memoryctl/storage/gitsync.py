@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memoryctl.storage import seal
-from memoryctl.storage.gitrepo import GitError, _git, blob_id
+from memoryctl.storage.gitrepo import GitError, _git, blob_id, committed_blobs
 
 DRIVER = "memoryctl"
 ATTRIBUTES = ".gitattributes"
@@ -206,6 +206,54 @@ def changed_paths(root: Path, old: str | None, new: str) -> list[str]:
         result = _git(root, "ls-tree", "-r", "--name-only", "-z", new)
     else:
         result = _git(root, "diff", "--name-only", "--no-renames", "-z", old, new)
+    return [p for p in result.stdout.split("\0") if p]
+
+
+@dataclass(frozen=True)
+class Edited:
+    """Files with changes git has not committed: staged ones, and the rest (changed in
+    the working tree, or new)."""
+
+    staged: list[str]
+    unstaged: list[str]
+
+
+def edited(root: Path) -> Edited:
+    """The person's uncommitted changes, found without starting the sealing filter: a
+    secret memory git keeps sealed counts as changed only if it no longer seals to what
+    git holds."""
+    result = _git(root, *NO_FILTER, "status", "--porcelain", "-z", "--untracked-files=all")
+    staged: list[str] = []
+    unstaged: list[str] = []
+    suspects: list[str] = []
+    records = iter(result.stdout.split("\0"))
+    for record in records:
+        if len(record) < 4:
+            continue
+        code, path = record[:2], record[3:]
+        if "R" in code or "C" in code:
+            next(records, None)  # the old name of a rename follows it
+        if code[0] not in " ?":
+            staged.append(path)
+        if code == " M" and path.lower().endswith(".md"):
+            suspects.append(path)
+        elif code[1] != " ":
+            unstaged.append(path)
+    if suspects:
+        stored = committed_blobs(root, suspects)
+        for path in suspects:
+            try:
+                plain = (root / path).read_bytes()
+            except OSError:
+                plain = b""
+            if path not in stored or not seals_to(root, plain, stored[path]):
+                unstaged.append(path)
+    return Edited(staged, unstaged)
+
+
+def changed_since_fork(root: Path, ours: str, theirs: str) -> list[str]:
+    """Files `theirs` changed since it parted from `ours` (both names of a rename)."""
+    result = _git(root, "diff", "--name-only", "--no-renames", "-z", f"{ours}...{theirs}")
     return [p for p in result.stdout.split("\0") if p]
 
 
