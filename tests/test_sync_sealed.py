@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 
 import pytest
@@ -217,3 +218,25 @@ def test_a_proposal_about_a_secret_memory_never_names_it_in_the_remotes_log(devi
     assert f"secret memory {memory_id}" in log
     for needle in ("Safe code", "AXOLOTL"):
         assert needle not in log, needle
+
+
+def test_a_python_gone_from_the_git_set_up_is_named_then_set_up_again_by_any_command(devices):
+    memory_id = secret(devices)
+    laptop = devices.laptop
+    path = devices.path(laptop, memory_id)
+    for key in ("merge.memoryctl.driver", "filter.memoryctl.process"):
+        value = git(laptop, "config", key).strip()
+        git(laptop, "config", key, value.replace(sys.executable, "/gone/venv/bin/python"))
+    path.write_text(path.read_text() + "A line added in an editor.\n")
+    # git refuses the secret file rather than store it in clear, and says what to do.
+    refused = subprocess.run(["git", "add", "-A"], cwd=laptop, capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "/gone/venv/bin/python is gone" in refused.stderr
+    assert "memoryctl doctor" in refused.stderr
+    # Any memoryctl command sets it up again with its own Python, and says so.
+    listed = devices.run(laptop, "list")
+    assert listed.code == 0
+    assert "/gone/venv/bin/python is gone" in listed.err and sys.executable in listed.err
+    assert sys.executable in git(laptop, "config", "filter.memoryctl.process")
+    git(laptop, "add", "-A")
+    assert "AXOLOTL" not in git(laptop, "show", f":{path.relative_to(laptop)}")

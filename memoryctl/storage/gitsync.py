@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from memoryctl.storage import seal
-from memoryctl.storage.gitrepo import GitError, _git, blob_id, committed_blobs
+from memoryctl.storage.gitrepo import GitError, _git, _git_dir, blob_id, committed_blobs
 
 DRIVER = "memoryctl"
 ATTRIBUTES = ".gitattributes"
@@ -30,7 +31,28 @@ STATE_DIR = "memoryctl"  # inside the git folder: what this device knows, never 
 
 
 def _command(*args: str) -> str:
-    return shlex.join([sys.executable, "-m", "memoryctl.storage.gitdriver", *args])
+    """What git runs: this package with this Python, while that Python is there. Once it
+    is gone (a virtual environment removed or moved), the merge driver falls back to
+    git's own text merge and the filter refuses, each with a line saying how to set
+    them up again (any memoryctl command in the vault does: `repair`)."""
+    python = shlex.quote(sys.executable)
+    run = shlex.join([sys.executable, "-m", "memoryctl.storage.gitdriver", *args])
+    gone = f"memoryctl: {GONE_PYTHON.format(python=sys.executable)}"
+    if args[0] == "merge":
+        fallback = (
+            f"echo {shlex.quote(gone + '; merged by git instead')} >&2; "
+            "git merge-file -L ours -L base -L theirs %A %O %B"
+        )
+    else:
+        fallback = f"echo {shlex.quote(gone)} >&2; exit 1"
+    return f"if [ -x {python} ]; then exec {run}; fi; {fallback}"
+
+
+GONE_PYTHON = (
+    "{python} is gone, and git runs the memoryctl merge driver and sealing filter "
+    "with it; run memoryctl doctor in the vault to set them up again"
+)
+_RECORDED = re.compile(r"if \[ -x (.+?) \]; then exec ")
 
 
 def wanted_config(sealing: bool = True) -> dict[str, str]:
@@ -125,6 +147,46 @@ def install(root: Path, *, sealing: bool = True) -> Setup:
         path.write_text(old + ATTRIBUTES_TEXT, encoding="utf-8")
         attributes = True
     return Setup(tuple(changed), attributes, was_missing)
+
+
+def recorded_pythons(root: Path) -> set[str]:
+    """The Python interpreters this repository's config has git run memoryctl with,
+    read from the config file itself (no git process: every command asks)."""
+    try:
+        text = (_git_dir(root) / "config").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, GitError):
+        return set()
+    found = set()
+    for line in text.splitlines():
+        _, equals, value = line.partition("=")
+        value = value.strip()
+        if not equals or "memoryctl.storage.gitdriver" not in value:
+            continue
+        if value.startswith('"') and value.endswith('"'):
+            value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        checked = _RECORDED.match(value)
+        try:
+            words = shlex.split(checked.group(1) if checked else value)
+        except ValueError:
+            continue
+        if words:
+            found.add(words[0])
+    return found
+
+
+def repair(root: Path) -> str | None:
+    """Set the merge driver and the sealing filter up again with this Python when the
+    one the config names is gone; what was done, in words, or None."""
+    gone = sorted(python for python in recorded_pythons(root) if not os.path.exists(python))
+    if not gone:
+        return None
+    sealing = f"filter.{DRIVER}.process" in configured(root)
+    for key, value in wanted_config(sealing).items():
+        _git(root, "config", "--local", key, value)
+    return (
+        f"{', '.join(gone)} is gone, and git ran the merge driver and the sealing filter "
+        f"with it; they now run with {sys.executable}."
+    )
 
 
 def root_commit(root: Path) -> str | None:

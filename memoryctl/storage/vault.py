@@ -152,9 +152,22 @@ class Vault:
                     f"The index was missing, so it was built from the vault "
                     f"({added} file{'' if added == 1 else 's'})."
                 )
+            self._repair_git_set_up(index)
             return index
         assert self._index is not None
         return self._index
+
+    def _repair_git_set_up(self, index: Index) -> None:
+        """The merge driver and sealing filter, set up again when the Python git runs
+        them with is gone, so git does not refuse memory files until the next sync."""
+        from memoryctl.storage import gitsync
+
+        try:
+            repaired = gitsync.repair(self.root)
+        except gitrepo.GitError as error:
+            repaired = f"The merge driver and sealing filter could not be set up again: {error}"
+        if repaired:
+            index.notices.append(repaired)
 
     def stored_index(self) -> Index:
         """The index as it was last synced, opened without reading the vault's files.
