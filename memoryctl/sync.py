@@ -23,7 +23,7 @@ from typing import Any
 from memoryctl.conflicts import Conflict
 from memoryctl.memory import iso
 from memoryctl.storage import gitdriver, gitsync, seal
-from memoryctl.storage.gitrepo import GitError, _git
+from memoryctl.storage.gitrepo import GitError, _git, _run, write_blobs
 from memoryctl.storage.scan import is_memory_path
 from memoryctl.storage.vault import Vault, VaultError
 
@@ -403,7 +403,7 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
             if kind.startswith("rename") or "deleted" in text:
                 report.notices.append(f"{text.strip()}; nothing was deleted, both paths are kept")
         _settle(vault, report, unmerged)
-        done = _git(root, "commit", "--no-edit", check=False)
+        done = _git(root, *gitsync.NO_FILTER, "commit", "--no-edit", check=False)
         if done.returncode != 0:
             raise MergeStopped(_last_line(done.stderr or done.stdout))
     _conflicts_to_proposals(vault, report, theirs)
@@ -449,6 +449,7 @@ def _settle(vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]
     root = vault.root
     blobs = _blobs(root, {blob for stages in unmerged.values() for blob in stages.values()})
     keys = gitdriver.Keys(root)
+    settled: dict[str, bytes] = {}
     for path, stages in unmerged.items():
         if 2 in stages and 3 in stages:
             base = blobs[stages[1]] if 1 in stages else None
@@ -464,7 +465,14 @@ def _settle(vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]
                 f"{path}: deleted on one device and changed on the other; the file is kept"
             )
         _write_worktree(root, path, stored, keys)
-    _git(root, "add", "--", *unmerged)
+        settled[path] = stored
+    # Staged as stored (sealed where secret), so git starts no filter to add them.
+    blobs = write_blobs(root, list(settled.values()))
+    entries = "".join(
+        f"0 {'0' * 40}\t{path}\x00100644 {blob}\t{path}\x00"
+        for path, blob in zip(settled, blobs, strict=True)
+    )
+    _run(root, [*gitsync.NO_FILTER, "update-index", "-z", "--index-info"], entries.encode())
 
 
 def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) -> None:
