@@ -188,13 +188,15 @@ def _commit_blobs(
     from these paths, which then match the commit."""
     index = _index_file(root)
     if index.is_file():
-        sha = _commit_from_index_copy(root, index, paths, message, staged, options)
-        if sha is not _OTHERS_STAGED:
-            return sha
+        try:
+            return _commit_from_index_copy(root, index, paths, message, staged, options)
+        except _OthersStaged:
+            pass
     return _commit_plumbing(root, paths, message, staged, options)
 
 
-_OTHERS_STAGED = "others staged"  # the person has staged files besides these paths
+class _OthersStaged(Exception):
+    """The person has staged files besides the paths to commit."""
 
 
 def _commit_from_index_copy(
@@ -225,8 +227,9 @@ def _commit_from_index_copy(
             _git(root, *options, "add", "-A", "--", *plain, env=env)
         listed = _git(root, "diff", "--cached", "--name-only", "-z", env=env).stdout
         changed = [p for p in listed.split("\0") if p]
-        if any(not _among(p, paths) for p in changed):
-            return _OTHERS_STAGED
+        ours = set(paths)
+        if any(p not in ours and not _among(p, paths) for p in changed):
+            raise _OthersStaged
         if not changed:
             return None
         _git(root, *options, *_identity(root), "commit", "-q", "-m", message, env=env)
@@ -402,19 +405,27 @@ def read_blob(root: Path, blob: str) -> bytes:
 
 def uncommitted(root: Path) -> list[str]:
     """Paths with changes git has not committed (modified, added, deleted or new)."""
-    result = _git(root, "status", "--porcelain", "-z", "--untracked-files=all", check=False)
+    return [relpath for _, relpath in status(root)]
+
+
+def status(root: Path, options: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(two-letter status, path) of each path with changes git has not committed, as
+    `git status --porcelain` gives them (`options` go before the command)."""
+    result = _git(
+        root, *options, "status", "--porcelain", "-z", "--untracked-files=all", check=False
+    )
     if result.returncode != 0:
         return []
-    paths = []
+    found = []
     records = iter(result.stdout.split("\0"))
     for record in records:
         if len(record) < 4:
             continue
-        status, relpath = record[:2], record[3:]
-        if "R" in status or "C" in status:
+        code, relpath = record[:2], record[3:]
+        if "R" in code or "C" in code:
             next(records, None)  # the old name of a rename follows it
-        paths.append(relpath)
-    return paths
+        found.append((code, relpath))
+    return found
 
 
 def last_commit(root: Path, relpath: str) -> str | None:

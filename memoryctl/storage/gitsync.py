@@ -18,7 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memoryctl.storage import seal
-from memoryctl.storage.gitrepo import GitError, _git, _git_dir, blob_id, committed_blobs
+from memoryctl.storage.gitrepo import (
+    GitError,
+    _git,
+    _git_dir,
+    blob_id,
+    committed_blobs,
+    status,
+)
 
 DRIVER = "memoryctl"
 ATTRIBUTES = ".gitattributes"
@@ -284,17 +291,10 @@ def edited(root: Path) -> Edited:
     """The person's uncommitted changes, found without starting the sealing filter: a
     secret memory git keeps sealed counts as changed only if it no longer seals to what
     git holds."""
-    result = _git(root, *NO_FILTER, "status", "--porcelain", "-z", "--untracked-files=all")
     staged: list[str] = []
     unstaged: list[str] = []
     suspects: list[str] = []
-    records = iter(result.stdout.split("\0"))
-    for record in records:
-        if len(record) < 4:
-            continue
-        code, path = record[:2], record[3:]
-        if "R" in code or "C" in code:
-            next(records, None)  # the old name of a rename follows it
+    for code, path in status(root, NO_FILTER):
         if code[0] not in " ?":
             staged.append(path)
         if code == " M" and path.lower().endswith(".md"):
