@@ -159,6 +159,8 @@ def install(root: Path, *, sealing: bool = True) -> Setup:
 def recorded_pythons(root: Path) -> set[str]:
     """The Python interpreters this repository's config has git run memoryctl with,
     read from the config file itself (no git process: every command asks)."""
+    if not (root / ".git").exists():
+        return set()
     try:
         text = (_git_dir(root) / "config").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError, GitError):
