@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from memoryctl.tui.keys import registered_bindings
@@ -138,18 +139,35 @@ class MemoryApp(App[None]):
         self._memory_screen: MemoryScreen | None = None
         self.state_file = state_path()
         self._theme_remembered: str | None = None
+        self._warmed = False
         from memoryctl.tui.screens.agents import AgentsScreen
         from memoryctl.tui.screens.corrections import CorrectionsScreen
         from memoryctl.tui.screens.pins import PinsScreen
         from memoryctl.tui.screens.preview import PreviewScreen
         from memoryctl.tui.screens.review import ReviewScreen
 
-        self.add_mode("vault", lambda: VaultScreen(vault, watch=watch))
-        self.add_mode("pins", lambda: PinsScreen(vault))
-        self.add_mode("review", lambda: ReviewScreen(vault))
-        self.add_mode("corrections", lambda: CorrectionsScreen(vault))
-        self.add_mode("preview", lambda: PreviewScreen(vault))
-        self.add_mode("agents", lambda: AgentsScreen(vault))
+        self.add_mode("vault", self._styled(lambda: VaultScreen(vault, watch=watch)))
+        self.add_mode("pins", self._styled(lambda: PinsScreen(vault)))
+        self.add_mode("review", self._styled(lambda: ReviewScreen(vault)))
+        self.add_mode("corrections", self._styled(lambda: CorrectionsScreen(vault)))
+        self.add_mode("preview", self._styled(lambda: PreviewScreen(vault)))
+        self.add_mode("agents", self._styled(lambda: AgentsScreen(vault)))
+
+    def _styled(self, make: Callable[[], Screen]) -> Callable[[], Screen]:
+        """A numbered screen, made on its first visit, styled by the stylesheet as it is.
+
+        Textual counts a new screen as styled before the app's last theme change, so on its
+        first visit it parsed every stylesheet of the app again and restyled every widget:
+        a third of the first visit to a screen. The stylesheet is already current (a theme
+        change refreshes it at once), and the new screen's widgets take their styles from it
+        as they mount, so the new screen counts as up to date."""
+
+        def made() -> Screen:
+            screen = make()
+            screen._css_update_count = self._css_update_count
+            return screen
+
+        return made
 
     def on_mount(self) -> None:
         self._theme_remembered, problem = saved_theme(self.state_file)
@@ -182,6 +200,18 @@ class MemoryApp(App[None]):
         took 20-50 ms at 100,000 memories, a visible stall (bench/tui_bench.py). Called once
         the first list is painted, and once the kept Memory screen is built."""
         gc.freeze()
+        if not self._warmed:
+            self._warmed = True
+            self.find_keyring()
+
+    @work(thread=True, group="warm-up", exit_on_error=False, name="find the keyring")
+    def find_keyring(self) -> None:
+        """keyring looks for its backend once a process: it imports and asks each one it
+        knows, most of the Agents screen's first visit. Done while the first list is read,
+        the Agents screen opens at once."""
+        from memoryctl.mcp.agents import keyring_problem
+
+        keyring_problem()
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever runs after the app (a test suite) collects them again

@@ -8,8 +8,10 @@ memory signals several times, and the rebuilds cost more than the rest of the sc
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 def shown_keys(screen: Screen) -> tuple[tuple[object, ...], ...]:
@@ -25,6 +27,15 @@ class KeysFooter(Footer):
     def __init__(self) -> None:
         super().__init__()
         self._shown: tuple[tuple[object, ...], ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        # A key starts compact and is then bound to the footer's (not compact) look, so
+        # each key was styled twice more as it mounted: a sixth of a screen's first paint.
+        # Each bound key starts as the footer is (the palette's key is not bound to it).
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
