@@ -132,3 +132,24 @@ async def test_escape_leaves_the_message_box_so_number_keys_switch_screens(app: 
         await pilot.press("1")
         await until(pilot, lambda: app.screen is not screen)
         assert box.value == "peanut 1"
+
+
+@pytest.mark.parametrize("size", [(100, 32), (80, 24)])
+async def test_typing_on_the_preview_goes_into_the_message_box(
+    app: MemoryApp, size: tuple[int, int]
+) -> None:
+    async with app.run_test(size=size) as pilot:
+        screen = await open_preview(pilot)
+        box = screen.query_one("#preview-message", Input)
+        assert app.focused is not box  # the bundle has the focus on arrival
+        await pilot.press(*"peanuts?")
+        assert app.focused is box and box.value == "peanuts?"
+        await until(
+            pilot, lambda: screen.bundle is not None and screen.bundle.message == "peanuts?"
+        )
+        await pilot.press("escape")
+        await pilot.press("s")  # a letter goes on with the message
+        assert box.value == "peanuts?s"
+        await pilot.press("escape", "2")  # a digit still switches screens
+        await until(pilot, lambda: app.screen is not screen)
+        assert box.value == "peanuts?s"

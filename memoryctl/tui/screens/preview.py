@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -131,7 +131,11 @@ class PreviewScreen(AppScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="preview-top"):
-            yield Input(placeholder="What will the agent see if I say…?", id="preview-message")
+            yield Input(
+                placeholder="What will the agent see if I say…?",
+                id="preview-message",
+                select_on_focus=False,
+            )
             names = sorted(self.vault.config.profiles)
             yield Select(
                 [(name, name) for name in names],
@@ -218,6 +222,23 @@ class PreviewScreen(AppScreen):
         if action == "leave_message":
             return self.focused is self.query_one("#preview-message", Input)
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed while the bundle has the focus starts the message: the box takes
+        the focus and the letter. Digits and the other keys keep their bindings."""
+        box = self.query_one("#preview-message", Input)
+        character = event.character
+        if (
+            self.focused is self.query_one("#preview-text", TextArea)
+            and event.is_printable
+            and character is not None
+            and not character.isdigit()
+            and character != "?"
+        ):
+            event.stop()
+            event.prevent_default()
+            box.focus()
+            box.insert_text_at_cursor(character)
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()  # esc is offered only while the message box has the focus
