@@ -5,7 +5,19 @@ from __future__ import annotations
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
-from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import (
+    SIZE,
+    THEMES,
+    app,
+    footer_keys,
+    quiet,
+    settled,
+    show,
+    toasts,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.reach import reach_of
 from memoryctl.storage.vault import Vault
@@ -56,6 +68,39 @@ async def test_detach_a_false_match(app: MemoryApp, vault: Vault) -> None:
         assert target.id in vault.index.get(correction.id).detached
         assert any(t.startswith("Detached") for t in toasts(app))
         assert target.id not in [m.id for m, _ in screen.reached]
+
+
+async def test_a_detached_memory_is_listed_after_the_reach_and_a_reattaches_it(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_corrections(pilot)
+        correction = screen.shown
+        assert correction is not None
+        target = screen.reached[0][0]
+        count = len(screen.reached)
+        await pilot.press("tab")
+        assert "d" in footer_keys(screen) and "a" not in footer_keys(screen)
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: [m.id for m in screen.detached] == [target.id])
+        await settled(pilot)
+        box = screen.query_one("#reach", OptionList)
+        assert box.option_count == count  # the reach less one, and the detached one after it
+        assert "detached: no now: line" in box.get_option_at_index(count - 1).prompt.plain
+        await pilot.press("end")
+        await settled(pilot)
+        assert "a" in footer_keys(screen) and "d" not in footer_keys(screen)
+        await pilot.press("a")
+        await until(pilot, lambda: screen.detached == [])
+        await settled(pilot)
+        assert target.id in [m.id for m, _ in screen.reached]
+        assert vault.index.get(correction.id).detached == ()
+        _, reached = reach_of(vault, correction.id)
+        assert target.id in [m.id for m, _ in reached]
+        assert any(t.startswith("Reattached") for t in toasts(app))
+        assert "a" not in footer_keys(screen)
 
 
 async def test_a_new_correction_shows_its_reach_before_it_is_saved(

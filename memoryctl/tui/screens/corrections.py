@@ -1,10 +1,11 @@
 """Corrections and their reach: which memories each one speaks for, with the matched text
-highlighted; detach a false match; write a new correction and watch its reach as you type.
+highlighted; detach a false match, and reattach one detached before; write a new
+correction and watch its reach as you type.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -41,6 +42,14 @@ def reach_prompt(memory: Memory, needle: str) -> Content:
     )
 
 
+def detached_prompt(memory: Memory) -> Content:
+    return Content.assemble(
+        (memory.title, "dim"),
+        (f"  {memory.created[:10]} · detached: no now: line\n", "$text-muted"),
+        (memory.text, "dim"),
+    )
+
+
 class CorrectionsScreen(AppScreen):
     AUTO_FOCUS = "#corrections"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012
@@ -65,6 +74,13 @@ class CorrectionsScreen(AppScreen):
             "Detach",
             id="memoryctl.corrections.detach",
             tooltip="Stop the correction from reaching this memory (a false match)",
+        ),
+        Binding(
+            "a",
+            "reattach",
+            "Reattach",
+            id="memoryctl.corrections.reattach",
+            tooltip="Let the correction reach this detached memory again",
         ),
         Binding(
             "n",
@@ -92,17 +108,20 @@ class CorrectionsScreen(AppScreen):
         reached: list[tuple[Memory, str]]
         inactive: str | None = None  # why it reaches nothing: retired, needs review
         dormant: int = 0  # what its strings name, which it would reach again
+        detached: list[Memory] = field(default_factory=list)
 
     @dataclass
     class Detached(Message):
         correction: Memory
         memory: Memory
+        undo: bool = False
 
     def __init__(self, vault: Vault) -> None:
         super().__init__(vault)
         self.corrections: list[Memory] = []
         self.shown: Memory | None = None
         self.reached: list[tuple[Memory, str]] = []
+        self.detached: list[Memory] = []  # the shown correction's, listed after its reach
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -165,8 +184,16 @@ class CorrectionsScreen(AppScreen):
         from memoryctl.reach import reach_report
 
         report = reach_report(self.vault, correction_id)
+        found = opened_index(self.vault).get_many(report.correction.detached)
+        detached = [found[mid] for mid in report.correction.detached if mid in found]
         self.post_message(
-            self.Reached(report.correction, list(report.reached), report.inactive, report.dormant)
+            self.Reached(
+                report.correction,
+                list(report.reached),
+                report.inactive,
+                report.dormant,
+                detached,
+            )
         )
 
     @on(Reached)
@@ -178,10 +205,12 @@ class CorrectionsScreen(AppScreen):
         )
         self.shown = message.correction
         self.reached = message.reached
+        self.detached = message.detached
         box.clear_options()
         box.add_options(
             Option(reach_prompt(memory, needle), id=memory.id) for memory, needle in message.reached
         )
+        box.add_options(Option(detached_prompt(memory), id=memory.id) for memory in self.detached)
         box.border_title = f"Reaches {counted(len(message.reached), 'memory', 'memories')}"
         detached = len(message.correction.detached)
         box.border_subtitle = f"{detached} detached" if detached else None
@@ -191,8 +220,9 @@ class CorrectionsScreen(AppScreen):
             box.border_subtitle = (
                 f"would reach {counted(message.dormant, 'memory', 'memories')} if {again}"
             )
-        if message.reached:
-            box.highlighted = min(highlighted or 0, len(message.reached) - 1)
+        if box.option_count:
+            box.highlighted = min(highlighted or 0, box.option_count - 1)
+        self.refresh_bindings()
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -202,10 +232,29 @@ class CorrectionsScreen(AppScreen):
             return None
         return self.reached[box.highlighted][0]
 
+    def _current_detached(self) -> Memory | None:
+        box = self.query_one("#reach", OptionList)
+        row = None if box.highlighted is None else box.highlighted - len(self.reached)
+        if row is None or not 0 <= row < len(self.detached):
+            return None
+        return self.detached[row]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Detach is offered on a memory the correction reaches, reattach on one it was
+        # detached from: the row under the cursor, as the correction's file has it now.
+        if action == "detach":
+            return self._current_reached() is not None
+        if action == "reattach":
+            return self._current_detached() is not None
+        return True
+
+    @on(OptionList.OptionHighlighted, "#reach")
+    def reach_highlighted(self) -> None:
+        self.refresh_bindings()
+
     def action_detach(self) -> None:
         memory, correction = self._current_reached(), self.shown
         if memory is None or correction is None:
-            self.notify("Move to a reached memory first (tab to the Reach list).")
             return
 
         def answer(yes: bool | None) -> None:
@@ -224,15 +273,21 @@ class CorrectionsScreen(AppScreen):
     @work(
         thread=True, exclusive=True, group="corrections-write", exit_on_error=False, name="detach"
     )
-    def detach(self, correction: Memory, memory: Memory) -> None:
+    def detach(self, correction: Memory, memory: Memory, undo: bool = False) -> None:
         from memoryctl.reach import detach
 
-        detach(self.vault, correction.id, memory.id)
-        self.post_message(self.Detached(correction, memory))
+        detach(self.vault, correction.id, memory.id, undo=undo)
+        self.post_message(self.Detached(correction, memory, undo))
+
+    def action_reattach(self) -> None:
+        memory, correction = self._current_detached(), self.shown
+        if memory is not None and correction is not None:
+            self.detach(correction, memory, undo=True)
 
     @on(Detached)
-    def detached(self, message: Detached) -> None:
-        self.notify(f"Detached “{message.memory.title}”", title=message.correction.title)
+    def was_detached(self, message: Detached) -> None:
+        said = "Reattached" if message.undo else "Detached"
+        self.notify(f"{said} “{message.memory.title}”", title=message.correction.title)
         self.read_reach(message.correction.id)
 
     def action_new(self) -> None:
