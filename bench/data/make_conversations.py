@@ -149,30 +149,30 @@ EVENTS: tuple[EventType, ...] = (
             A(
                 "paraphrase",
                 "Where is {ref} working now?",
-                "Which place hired {ref}?",
-                "Who offered {ref} a position this year?",
+                "Where did {ref} get the new job?",
+                "Who offered {ref} a job this year?",
             ),
             A(
                 "when",
-                "When did {ref} hear back about the new position?",
-                "When did {ref} tell me about getting hired?",
+                "When did {ref} get the job at {place}?",
+                "When did {ref} tell me about the new job?",
             ),
             A(
                 "said",
                 "What did {ref} say about the interview?",
-                "What did {ref} tell me about how the interviews went?",
+                "What did {ref} tell me about the job interviews?",
                 facets=("detail",),
             ),
             A(
                 "paraphrase",
-                "What's the nice extra that comes with {ref}'s new position?",
-                "Does {ref}'s employer give any bonus or benefit?",
+                "What perk comes with {ref}'s new job?",
+                "Does {ref}'s new employer give any bonus or benefit?",
                 facets=("extra",),
             ),
         ),
         "got hired at {place}",
         "main",
-        "what title do they have at the new place?",
+        "what title do they have at the new job?",
         "detail",
     ),
     EventType(
@@ -233,30 +233,31 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "What pet did {ref} adopt?",
+                "Which kind of pet did {ref} bring home from the shelter?",
                 "What animal did {ref} bring home from the rescue?",
-                "Which kind of pet did {ref} end up with?",
             ),
             A(
                 "when",
                 "When did {ref} get the new pet?",
-                "When was it that {ref} adopted an animal?",
+                "When was it that {ref} adopted a {kind}?",
             ),
             A(
                 "paraphrase",
-                "What's the name of {ref}'s new animal?",
+                "What's the name of {ref}'s new {kind}?",
                 "How old is the pet {ref} adopted, and what is it called?",
                 facets=("detail",),
             ),
             A(
                 "said",
-                "What did {ref} say the pet gets up to?",
-                "What bad habit did {ref} mention about the new pet?",
+                "What did {ref} say {name} gets up to?",
+                "What bad habit did {ref} mention about the new {kind}?",
                 facets=("extra",),
             ),
         ),
         "adopted a {species}",
         "main",
-        "what did they name it?",
+        "what did they name their new pet?",
         "detail",
     ),
     EventType(
@@ -323,23 +324,29 @@ EVENTS: tuple[EventType, ...] = (
                 "paraphrase",
                 "Where is {ref} going on holiday?",
                 "What's {ref}'s travel destination this year?",
+                "Where is {ref} flying to this year?",
             ),
             A(
                 "when",
-                "When did {ref} book the flights?",
+                "When did {ref} book the flights to {place}?",
                 "When is {ref} travelling, and when did they tell me?",
             ),
             A(
                 "said",
+                "Where is {ref} staying in {place}?",
                 "What did {ref} say about the accommodation on the trip?",
-                "Where is {ref} staying while away?",
                 facets=("detail",),
             ),
-            A("said", "What does {ref} most want to see on the trip?", facets=("extra",)),
+            A(
+                "said",
+                "What does {ref} most want to see in {place}?",
+                "What does {ref} most want to see on the trip?",
+                facets=("extra",),
+            ),
         ),
         "booked a trip to {place}",
         "main",
-        "where are they staying while away?",
+        "where are they staying on their trip?",
         "detail",
     ),
     EventType(
@@ -393,23 +400,24 @@ EVENTS: tuple[EventType, ...] = (
             T("them", "So now I have {treat}.", "I'm stuck with {treat}.", facet="extra"),
         ),
         (
+            A("paraphrase", "How did {ref} get injured?", "What did {ref} hurt, and how?"),
+            A("when", "When did {ref} get injured?", "When was {ref}'s {part} injury?"),
             A(
                 "paraphrase",
-                "How did {ref} get injured?",
-                "What happened to {ref}'s body this year, the accident?",
-            ),
-            A("when", "When did {ref} hurt themselves?", "When was {ref}'s injury?"),
-            A(
-                "paraphrase",
-                "How long did the doctor tell {ref} to take it easy?",
+                "How long did the doctor tell {ref} to rest?",
                 "How long is {ref} out of action?",
                 facets=("detail",),
             ),
-            A("said", "What did {ref} say about the treatment?", facets=("extra",)),
+            A(
+                "said",
+                "What did {ref} say about the treatment for the {part}?",
+                "What did {ref} say about the treatment?",
+                facets=("extra",),
+            ),
         ),
         "got injured doing {activity}",
         "main",
-        "how long do they have to rest?",
+        "how long do they have to rest after the injury?",
         "detail",
     ),
     EventType(
@@ -452,19 +460,24 @@ EVENTS: tuple[EventType, ...] = (
             A(
                 "paraphrase",
                 "What present did {ref} buy in the end?",
-                "What did {ref} choose as the gift?",
+                "What gift did {ref} get for {for_}?",
                 facets=("detail",),
             ),
-            A("when", "When was {ref} looking for a present?", facets=("main", "detail")),
+            A(
+                "when",
+                "When was {ref} looking for a present?",
+                "When was {ref} shopping for a gift for {for_}?",
+                facets=("main", "detail"),
+            ),
             A(
                 "said",
                 "What did {ref} say the person receiving the gift is into?",
-                facets=("main",),
+                "What hobby did {ref} mention for the present for {for_}?",
             ),
         ),
         "was shopping for a present for {for_}",
         "main",
-        "what did they end up buying?",
+        "what present did they end up buying?",
         "detail",
     ),
     EventType(
@@ -520,25 +533,27 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "Where did {ref} move to?",
                 "Which neighbourhood did {ref} relocate to?",
                 "Where is {ref}'s new home?",
             ),
-            A("when", "When did {ref} sign for the new place?"),
+            A("when", "When did {ref} sign the lease?", "When did {ref} sign for the new place?"),
             A(
                 "paraphrase",
-                "What can you see from {ref}'s window at the new place?",
+                "What can you see from {ref}'s window at the new flat?",
+                "Which floor is {ref}'s new flat on?",
                 facets=("detail",),
             ),
             A(
                 "said",
-                "What's the drawback of {ref}'s new apartment?",
+                "What's the downside of {ref}'s new flat?",
                 "Did {ref} complain about anything at the new address?",
                 facets=("extra",),
             ),
         ),
         "moved to {area}",
         "main",
-        "what's the downside of their new place?",
+        "what's the downside of their new flat?",
         "extra",
     ),
     EventType(
@@ -594,21 +609,31 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
-                "What evening lessons is {ref} taking?",
+                "What class did {ref} sign up for?",
                 "Which hobby class did {ref} enrol in?",
+                "What evening lessons is {ref} taking?",
             ),
-            A("when", "When did {ref} start the evening class?"),
+            A(
+                "when",
+                "When did {ref} sign up for the {course} class?",
+                "When did {ref} start the evening class?",
+            ),
             A(
                 "said",
-                "Who teaches {ref}'s class?",
+                "Who teaches {ref}'s {course} class?",
                 "What did {ref} say about the instructor?",
                 facets=("detail",),
             ),
-            A("said", "What rules does {ref}'s teacher insist on?", facets=("extra",)),
+            A(
+                "said",
+                "What is {ref}'s {course} teacher strict about?",
+                "What rules does {ref}'s teacher insist on?",
+                facets=("extra",),
+            ),
         ),
         "takes a {course} class",
         "main",
-        "who is their teacher?",
+        "who teaches their {course} class?",
         "detail",
     ),
     EventType(
@@ -658,20 +683,21 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "Which book did {ref} tell me I have to read?",
                 "Which novel did {ref} recommend to me?",
-                "What was the title {ref} said I must read?",
             ),
             A(
                 "said",
+                "Who wrote {book}, the book {ref} recommended?",
+                "What is {book} about, according to {ref}?",
                 "Who is the author of the story {ref} raved about?",
-                "What is the book {ref} loved about?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} recommend that book?"),
+            A("when", "When did {ref} recommend {book}?", "When did {ref} tell me to read {book}?"),
         ),
         "recommended {book}",
         "main",
-        "who wrote that novel?",
+        "who wrote the book they recommended?",
         "detail",
     ),
     EventType(
@@ -718,14 +744,32 @@ EVENTS: tuple[EventType, ...] = (
             ),
         ),
         (
-            A("paraphrase", "Which band did {ref} see live?", "What music did {ref} go and watch?"),
-            A("paraphrase", "Where was the gig {ref} went to?", facets=("detail",)),
-            A("said", "What did {ref} say was the highlight of that show?", facets=("extra",)),
-            A("when", "When did {ref} go to that show?"),
+            A(
+                "paraphrase",
+                "Which band did {ref} see live?",
+                "Which band did {ref} get tickets for?",
+            ),
+            A(
+                "paraphrase",
+                "Where did {ref} see {band}?",
+                "Where was the gig {ref} went to?",
+                facets=("detail",),
+            ),
+            A(
+                "said",
+                "What did {ref} say was the best moment of the {band} concert?",
+                "What was the highlight of the concert {ref} went to?",
+                facets=("extra",),
+            ),
+            A(
+                "when",
+                "When did {ref} go to see {band}?",
+                "When did {ref} get the concert tickets?",
+            ),
         ),
         "saw {band} live",
         "main",
-        "where was that show?",
+        "where was the concert they went to?",
         "detail",
     ),
     EventType(
@@ -782,18 +826,19 @@ EVENTS: tuple[EventType, ...] = (
                 "paraphrase",
                 "What did {ref} buy to get around?",
                 "What's {ref}'s new way of getting about town?",
+                "What vehicle did {ref} buy?",
             ),
             A(
                 "paraphrase",
-                "What colour is {ref}'s new ride?",
-                "What extra came with {ref}'s purchase?",
+                "What colour is {ref}'s new {thing_n}?",
+                "What extra came with {ref}'s {thing_n}?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} buy the vehicle?"),
+            A("when", "When did {ref} buy the {thing_n}?", "When did {ref} buy the vehicle?"),
         ),
         "bought {thing}",
         "main",
-        "what colour is it?",
+        "what colour is the {thing_n} they bought?",
         "detail",
     ),
     EventType(
@@ -831,20 +876,24 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
-                "What dish did {ref} cook for the first time?",
+                "What did {ref} cook for the first time?",
                 "What did {ref} try making in the kitchen?",
             ),
             A(
                 "said",
-                "What's the secret to {ref}'s cooking, the one they told me?",
+                "What's the trick to {ref}'s {dish}?",
                 "What tip did {ref} give for the recipe?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} first make that dish?"),
+            A(
+                "when",
+                "When did {ref} make {dish} for the first time?",
+                "When did {ref} first cook {dish}?",
+            ),
         ),
         "cooked {dish}",
         "main",
-        "what's their trick for it?",
+        "what's their trick for the {dish}?",
         "detail",
     ),
     EventType(
@@ -877,20 +926,21 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "Which exam did {ref} pass?",
                 "Which test did {ref} succeed at?",
                 "What qualification did {ref} earn?",
             ),
             A(
                 "said",
-                "What did {ref} find hardest in the exam?",
-                "What score did {ref} get?",
+                "What did {ref} find hardest in {exam}?",
+                "What score did {ref} get in {exam}?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} get the results?"),
+            A("when", "When did {ref} pass {exam}?", "When did {ref} get the exam results?"),
         ),
         "passed {exam}",
         "main",
-        "what did they find hardest in that exam?",
+        "what did they find hardest in the exam?",
         "detail",
     ),
     EventType(
@@ -941,16 +991,31 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "Which race did {ref} sign up for?",
                 "Which running event did {ref} enter?",
                 "What race is {ref} training for?",
             ),
-            A("paraphrase", "What's {ref}'s target for the race?", facets=("detail",)),
-            A("said", "How is {ref} preparing for the run?", facets=("extra",)),
-            A("when", "When did {ref} register for the race?"),
+            A(
+                "paraphrase",
+                "What's {ref}'s target time for {race}?",
+                "What's {ref}'s target for the race?",
+                facets=("detail",),
+            ),
+            A(
+                "said",
+                "How is {ref} training for {race}?",
+                "How is {ref} preparing for the run?",
+                facets=("extra",),
+            ),
+            A(
+                "when",
+                "When did {ref} sign up for {race}?",
+                "When did {ref} register for the race?",
+            ),
         ),
         "signed up for {race}",
         "main",
-        "what time are they aiming for?",
+        "what time are they aiming for in the race?",
         "detail",
     ),
     EventType(
@@ -1006,15 +1071,19 @@ EVENTS: tuple[EventType, ...] = (
             A("paraphrase", "What broke at {ref}'s place?", "What stopped working for {ref}?"),
             A(
                 "paraphrase",
-                "How much did {ref}'s repair cost?",
-                "Who fixed the thing that broke for {ref}?",
+                "How much did {ref} pay to fix {broke}?",
+                "Who came to fix {broke} for {ref}?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} have that breakdown?"),
+            A(
+                "when",
+                "When did {ref}'s {broke_n} break down?",
+                "When did {ref} have the trouble with {broke}?",
+            ),
         ),
         "had {broke} break",
         "main",
-        "how much did the fix cost?",
+        "how much did the repair cost?",
         "detail",
     ),
     EventType(
@@ -1069,20 +1138,25 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
-                "Which place to eat did {ref} recommend?",
-                "What's the restaurant {ref} liked?",
+                "Which restaurant did {ref} recommend?",
+                "Which place to eat did {ref} like?",
+                "What's the new {cuisine} place {ref} tried?",
             ),
             A(
                 "said",
-                "What did {ref} say I should order there?",
-                "What should I avoid at the place {ref} liked?",
+                "What did {ref} say I should order at {place}?",
+                "What should I skip at {place}, according to {ref}?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} go out for that dinner?"),
+            A(
+                "when",
+                "When did {ref} go to {place}?",
+                "When did {ref} try the new {cuisine} restaurant?",
+            ),
         ),
         "tried {place}",
         "main",
-        "what should I order there?",
+        "what should I order at the restaurant they tried?",
         "detail",
     ),
     EventType(
@@ -1124,20 +1198,24 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "Which project is {ref} leading at work?",
                 "What is {ref} in charge of at work?",
-                "What's {ref}'s big work thing this year?",
             ),
             A(
                 "said",
-                "Who does {ref} report to on the work project?",
-                "What's the deadline for {ref}'s work thing?",
+                "Who is {ref}'s boss on {project}?",
+                "What's the deadline for {ref}'s project?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} take over the project?"),
+            A(
+                "when",
+                "When did {ref} start leading {project}?",
+                "When did {ref} take over the project at work?",
+            ),
         ),
         "leads {project}",
         "main",
-        "who is their boss on it?",
+        "who is their boss on the project at work?",
         "detail",
     ),
     EventType(
@@ -1164,15 +1242,25 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "Where does {ref} volunteer?",
                 "Where does {ref} help out for free?",
                 "What charity work does {ref} do?",
             ),
-            A("said", "What does {ref} do when volunteering?", facets=("detail",)),
-            A("when", "When did {ref} start volunteering?"),
+            A(
+                "said",
+                "What does {ref} do at {place}?",
+                "What does {ref} do when volunteering?",
+                facets=("detail",),
+            ),
+            A(
+                "when",
+                "When did {ref} start volunteering?",
+                "When did {ref} start helping at {place}?",
+            ),
         ),
         "volunteers at {place}",
         "main",
-        "what do they do there?",
+        "what do they do when they volunteer?",
         "detail",
     ),
     EventType(
@@ -1211,18 +1299,26 @@ EVENTS: tuple[EventType, ...] = (
             T("them", "Verdict: {verdict}.", "Honestly, {verdict}.", facet="detail"),
         ),
         (
-            A("paraphrase", "What movie did {ref} watch?", "Which picture did {ref} see recently?"),
+            A(
+                "paraphrase",
+                "What film did {ref} watch at {where}?",
+                "What movie did {ref} see recently?",
+            ),
             A(
                 "said",
-                "What did {ref} think of the movie?",
-                "What was {ref}'s review of that film?",
+                "What did {ref} think of {film}?",
+                "What was {ref}'s review of the film?",
                 facets=("detail",),
             ),
-            A("when", "When did {ref} see that film?"),
+            A(
+                "when",
+                "When did {ref} watch {film}?",
+                "When did {ref} go to see the film at {where}?",
+            ),
         ),
         "watched {film}",
         "main",
-        "what did they think of it?",
+        "what did they think of the film they watched?",
         "detail",
     ),
     EventType(
@@ -1264,11 +1360,13 @@ EVENTS: tuple[EventType, ...] = (
         (
             A(
                 "paraphrase",
+                "What is {ref} growing on the allotment?",
                 "What is {ref} growing in the vegetable plot?",
                 "What's coming up in {ref}'s garden?",
             ),
             A(
                 "said",
+                "What trouble did {ref} have with the {plant}?",
                 "What pest problem did {ref} have in the garden, and what fixed it?",
                 facets=("detail",),
             ),
@@ -1313,14 +1411,14 @@ EVENTS: tuple[EventType, ...] = (
             A("paraphrase", "What family news did {ref} share?", "What gossip did {ref} pass on?"),
             A(
                 "said",
-                "What extra detail did {ref} add about that news?",
-                "When is that family thing {ref} told me happening?",
+                "What else did {ref} tell me about the family news?",
+                "When is the family thing {ref} told me about happening?",
                 facets=("detail",),
             ),
         ),
         "told me that {news}",
         "main",
-        "what else did they say about it?",
+        "what else did they say about the family news?",
         "detail",
     ),
 )
@@ -1571,6 +1669,13 @@ def _ref(person: Person, rng: random.Random) -> str:
     return person.relation if rng.random() < 0.3 else person.name
 
 
+def _known(slots: dict[str, str]) -> dict[str, str]:
+    """What Lena remembers of an event, to name it in a question: each slot as said, and
+    as a bare noun ("the boiler" is also "boiler", "a road bike" also "road bike")."""
+    bare = {f"{k}_n": re.sub(r"^(a|an|the) ", "", v) for k, v in slots.items()}
+    return {**slots, **bare}
+
+
 def _they(text: str, person: Person) -> str:
     """A two-hop question's second half, about the person it names: "they" becomes "she"."""
     swaps = {"they": person.sub, "their": person.pos, "them": person.obj}
@@ -1745,6 +1850,7 @@ def build() -> dict[str, object]:
 
     # Questions about the chats, in Lena's words.
     people = {p.name: p for p in PEOPLE}
+    slots_of = {(e.key, p.name): s for e, s, p in plan}
     for (key, name), facets in said.items():
         event = next(e for e in EVENTS if e.key == key)
         person = people[name]
@@ -1752,18 +1858,19 @@ def build() -> dict[str, object]:
             answers = [mid for facet in ask.facets for mid in facets.get(facet, [])]
             if not answers:
                 continue
-            text = rng.choice(ask.texts).format(ref=_ref(person, rng))
+            text = rng.choice(ask.texts).format(
+                ref=_ref(person, rng), **_known(slots_of[key, name])
+            )
             questions.append(dict(question=_cap(text), kind=ask.kind, answers=answers))
 
     # Two-hop: who did one thing, then something else about them.
     pairs = [(a, b) for a in said for b in said if a[1] == b[1] and a[0] != b[0]]
     rng.shuffle(pairs)
-    slots_of = {(e.key, p.name): s for e, s, p in plan}
     for (key_a, name), (key_b, _) in pairs[:60]:
         first = next(e for e in EVENTS if e.key == key_a)
         second = next(e for e in EVENTS if e.key == key_b)
         who = first.who.format(**slots_of[(key_a, name)])
-        what = _they(second.what, people[name])
+        what = _they(second.what.format(**_known(slots_of[(key_b, name)])), people[name])
         text = rng.choice(TWO_HOP).format(who=who, what=what, what_cap=_cap(what))
         answers = said[(key_a, name)].get(first.who_facet, []) + said[(key_b, name)].get(
             second.what_facet, []
