@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memoryctl import word_forms
 from memoryctl.matching import fold
 
 # BM25 ranks this many matches in a few milliseconds (see above): a query that matches
@@ -40,8 +41,12 @@ RANK_CAP = RANK_ALL
 # question), fused in by reciprocal rank at this weight. Measured on the recall
 # benchmark's conversations; see docs/ARCHITECTURE.md, "Recall".
 NEXT_TURN_FROM = 20
-NEXT_TURN_WEIGHT = 0.35
+NEXT_TURN_WEIGHTS = (0.35, 0.35)
 FUSION_K = 60
+LEADING_WEIGHT = 0.5
+# FTS5 gives a term in more than half the memories an IDF of 1e-6: a BM25 score
+# smaller than this in size comes from such terms alone.
+NO_WEIGHT = 1e-4
 # The most distinct words of one query that are looked up: a pasted page of 100,000
 # characters is planned from its first and its last words (where a request usually
 # is), as quickly as a sentence.
@@ -94,7 +99,10 @@ _ACCENT_FIRST, _ACCENT_LAST = "\u0300", "\u036f"
 
 
 def _quote(term: str) -> str:
-    """A term as FTS5 query text; a trailing `*` (from `search_form`) stays a prefix."""
+    """A term as FTS5 query text; a trailing `*` (from `search_form`) stays a prefix, and
+    the forms of one word (`fix fixed fixes fixing`) are one group of alternatives."""
+    if " " in term:
+        return "(" + " OR ".join(_quote(form) for form in term.split(" ")) + ")"
     if term.endswith("*"):
         return _quote(term[:-1]) + "*"
     return '"' + term.replace('"', '""') + '"'
@@ -102,27 +110,11 @@ def _quote(term: str) -> str:
 
 match_term = _quote
 
-# Plural and verb endings a search looks past, longest first: the index keeps words as
-# written, so "mangoes" must also find "mango" and "signed" find "signing".
-_ENDINGS = ("ies", "ing", "es", "ed", "s")
-MIN_STEM = 4
-
 
 def search_form(term: str) -> str:
-    """The prefix a search looks for: `mangoes` → `mango*`, `signed` → `sign*`.
-
-    Terms shorter than the minimum stay exact, so "a" or "go" never match half the vault.
-    """
-    stem = term
-    for ending in _ENDINGS:
-        if term.endswith(ending) and len(term) - len(ending) >= MIN_STEM:
-            if ending == "s" and term.endswith("ss"):
-                break  # "access" is not a plural
-            if ending == "es" and term[-3] not in "oxzh":
-                continue  # "notes" → "note", via the "s" rule below
-            stem = term[: -len(ending)]
-            break
-    return stem + "*" if len(stem) >= MIN_STEM and stem.isascii() else term
+    """The forms of a word a search looks for (`word_forms.search_form`); a stop word
+    stays as it is."""
+    return word_forms.search_form(term, STOPWORDS)
 
 
 def phrase(text: str) -> str | None:
@@ -217,13 +209,37 @@ def plan(
     return _and(by_rarity, df, False)
 
 
-def with_next_turns(ranked: Sequence[int], following: Mapping[int, int]) -> list[int]:
-    """The ranked rowids with the memory that followed each one fused in by reciprocal
+def leading_terms(query: str) -> list[str]:
+    """The words of a message that may name who spoke a turn."""
+    return list(dict.fromkeys(t for t in tokens(query) if t not in STOPWORDS))[:MAX_TERMS]
+
+
+_SPEAKER = re.compile(r"([^\W\d_][^\W_]*):\s")
+
+
+def speaker(title: str) -> str | None:
+    """Who speaks a turn of a conversation, folded as a query term: "Ines: we moved!" is
+    by "ines". None for a title that does not begin with one word and a colon."""
+    found = _SPEAKER.match(title)
+    return found and tokens(found[1])[0] if found else None
+
+
+def with_next_turns(
+    ranked: Sequence[int],
+    following: Mapping[int, Sequence[int]],
+    leading: Set[int] = frozenset(),
+) -> list[int]:
+    """The ranked rowids with the memories that followed each one fused in by reciprocal
     rank: a following memory ranks beside a weaker match, never above the best ones."""
     score: dict[int, float] = {}
     for rank, rowid in enumerate(ranked):
         score[rowid] = score.get(rowid, 0.0) + 1 / (FUSION_K + rank + 1)
-    nexts = dict.fromkeys(following[r] for r in ranked[:NEXT_TURN_FROM] if r in following)
-    for rank, rowid in enumerate(nexts):
-        score[rowid] = score.get(rowid, 0.0) + NEXT_TURN_WEIGHT / (FUSION_K + rank + 1)
+    for step, weight in enumerate(NEXT_TURN_WEIGHTS):
+        nexts = dict.fromkeys(
+            following[r][step] for r in ranked[:NEXT_TURN_FROM] if len(following.get(r, ())) > step
+        )
+        for rank, rowid in enumerate(nexts):
+            score[rowid] = score.get(rowid, 0.0) + weight / (FUSION_K + rank + 1)
+    for rank, rowid in enumerate(r for r in ranked if r in leading):
+        score[rowid] += LEADING_WEIGHT / (FUSION_K + rank + 1)
     return sorted(score, key=lambda rowid: -score[rowid])

@@ -33,7 +33,7 @@ PORTO_TEXT = "I moved to Porto on 2026-10-26 and live in Bonfim now."
 HELIX_TEXT = "I stopped using Neovim; I use Helix now."
 NOW = moment("2026-11-29T12:00:00Z")
 CITY = "what city do I live in now"
-EDITOR = "which editor do I use"
+EDITOR = "which editor setup do I use"
 
 
 @pytest.fixture(autouse=True)

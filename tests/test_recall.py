@@ -100,17 +100,18 @@ def test_a_correction_reaches_only_the_exact_string_while_search_looks_past_endi
 
 
 def test_a_term_is_common_by_the_length_of_its_posting_list_not_its_share():
-    df = {"mango*": 4500, "chutney*": 12, "recipe*": 300}
+    mango, chutney, recipe = (search_query.search_form(w) for w in ("mango", "chutney", "recipe"))
+    df = {mango: 4500, chutney: 12, recipe: 300}
 
     def frequency(terms):
         return {t: df.get(t, 0) for t in terms}
 
     message = "any mango chutney recipe"
     large = search_query.plan(message, frequency, 2_000_000, message=True)
-    assert large is not None and large.terms == ("chutney*", "recipe*")
+    assert large is not None and large.terms == (chutney, recipe)
     # The same counts in a vault small enough to rank every match: nothing is dropped.
     small = search_query.plan(message, frequency, 3000, message=True)
-    assert small is not None and set(small.terms) == {"mango*", "chutney*", "recipe*"}
+    assert small is not None and set(small.terms) == {mango, chutney, recipe}
     assert not small.by_recency
 
 
@@ -121,7 +122,7 @@ def test_a_vault_smaller_than_the_ranking_limit_ranks_every_word_of_a_message():
 
     found = search_query.plan("what is the replacement card fee", frequency, 20, message=True)
     assert found is not None and not found.by_recency
-    assert set(found.terms) == {"replacement*", "card*", "fee"}
+    assert set(found.terms) == {search_query.search_form(w) for w in ("replacement", "card", "fee")}
 
 
 # --- bad input -----------------------------------------------------------------------------
@@ -223,3 +224,67 @@ def test_a_recalled_question_in_a_chat_brings_the_turn_that_answered_it(vault_di
     # chat, and comes with it; a turn of another chat does not.
     assert "turn000003" in found[:3]
     assert "turn000004" not in found
+
+
+def test_the_answer_two_turns_after_the_matching_turn_is_recalled_with_it(vault_dir):
+    chat_turn(vault_dir, "turn000001", 1, "Samira: We tried Casa Lume last night.", "chat A")
+    chat_turn(vault_dir, "turn000002", 2, "Lena: I walk past it every day. Worth it?", "chat A")
+    chat_turn(vault_dir, "turn000003", 3, "Samira: Get the octopus rice, skip dessert.", "chat A")
+    chat_turn(vault_dir, "turn000004", 4, "Samira: Anyway, how is work?", "chat A")
+    write_notes(vault_dir, MUSEUM)
+    found = recalled(Vault(vault_dir), "what should I order at Casa Lume")
+    assert found[0] == "turn000001"
+    # The reply and the answer after it come with it; the chat's next turn does not.
+    assert {"turn000002", "turn000003"} <= set(found)
+    assert "turn000004" not in found
+
+
+def test_a_message_naming_a_person_favours_the_turns_that_person_spoke(vault_dir):
+    # Ines speaks most turns, so her name alone weighs nothing; Lena's turn names the
+    # concert twice, so it would rank first on its words.
+    chat_turn(vault_dir, "turn000001", 1, "Lena: The concert! The concert was so loud.", "chat")
+    chat_turn(vault_dir, "turn000002", 2, "Ines: That concert was my night of the year.", "chat")
+    for minute in range(3, 9):
+        chat_turn(vault_dir, f"turn00000{minute}", minute, f"Ines: small talk {minute}.", "x")
+    found = recalled(Vault(vault_dir), "What did Ines think of the concert?")
+    assert found[:2] == ["turn000002", "turn000001"]
+    assert search_query.speaker("Ines: That concert") == "ines"
+    assert search_query.speaker("Ines said the concert was loud") is None
+
+
+def test_a_question_finds_its_memory_in_another_form_of_its_words(vault_dir):
+    ids = write_notes(
+        vault_dir,
+        [
+            "Felix bought an old Volvo estate, dark blue.",
+            "Marek fixed the leaking tap himself.",
+            "Ines is moving to a village outside Gent.",
+            "Rut went to the sauna competition in Tampere.",
+            *MUSEUM,
+        ],
+    )
+    vault = Vault(vault_dir)
+    asked = {
+        ids[0]: "what car did Felix buy",
+        ids[1]: "who can fix a leaking tap",
+        ids[2]: "where will Ines move",
+        ids[3]: "did Rut go to Tampere",
+    }
+    for mid, question in asked.items():
+        assert recalled(vault, question)[0] == mid, question
+        assert vault.index.search(question.split(" ", 2)[2])[0].id == mid, question
+
+
+def test_reach_stays_exact_for_the_forms_search_looks_for(vault_dir):
+    ids = write_notes(
+        vault_dir,
+        ["Felix bought an old Volvo estate.", "Felix will buy an old Volvo estate."],
+    )
+    (vault_dir / "fix.md").write_text(
+        "---\nid: fixvolvo01\ntitle: Not a Volvo\ncreated: 2026-04-01\n"
+        "deprecates: [bought an old Volvo]\n---\nFelix bought a Saab in the end.\n",
+        encoding="utf-8",
+    )
+    vault = Vault(vault_dir)
+    assert [m.id for m, _ in vault.index.reach_of("fixvolvo01")] == [ids[0]]
+    assert {ids[0], ids[1]} <= {m.id for m in vault.index.search("bought old Volvo")}

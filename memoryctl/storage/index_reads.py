@@ -155,20 +155,39 @@ class IndexReads(IndexConnection):
             return []
         if plan.by_recency:
             return self._newest_matches(plan.match, limit, statuses)
-        ranked = self._ranked(plan, limit, statuses)
+        scored = self._ranked(plan, limit, statuses)
+        ranked = [rowid for rowid, _ in scored]
         if not message:
             return ranked
-        following = self.next_in_source(ranked[: search_query.NEXT_TURN_FROM])
-        if not following:
+        # Only a match on a word with weight brings its next turns or counts as spoken by
+        # a person the message names: one that matched nothing but a word in most
+        # memories (a name in a chat between two people) tells nothing of the question.
+        telling = [rowid for rowid, score in scored if score < -search_query.NO_WEIGHT]
+        following = self.next_in_source(
+            telling[: search_query.NEXT_TURN_FROM], len(search_query.NEXT_TURN_WEIGHTS)
+        )
+        leading = self._spoken_by(telling, search_query.leading_terms(query))
+        if not following and not leading:
             return ranked
-        fused = search_query.with_next_turns(ranked, following)
+        fused = search_query.with_next_turns(ranked, following, leading)
         return self._current(fused, statuses)[:limit]
+
+    def _spoken_by(self, rowids: Sequence[int], names: Sequence[str]) -> set[int]:
+        """Which of these memories are turns spoken by one of these names ("Ines: ...")."""
+        if not rowids or not names:
+            return set()
+        marks = ",".join("?" * len(rowids))
+        rows = self._execute(f"SELECT rowid, title FROM notes WHERE rowid IN ({marks})", rowids)
+        wanted = set(names)
+        return {rowid for rowid, title in rows if search_query.speaker(title) in wanted}
 
     def _ranked(
         self, plan: search_query.QueryPlan, limit: int, statuses: Sequence[str] | None
-    ) -> list[int]:
-        """The current matches of a plan, best first by BM25."""
-        sql, params = "SELECT rowid FROM note_fts WHERE note_fts MATCH ?", [plan.match]
+    ) -> list[tuple[int, float]]:
+        """The current matches of a plan with their BM25 scores (lower is better), best
+        first."""
+        sql = "SELECT rowid, bm25(note_fts, 4.0, 1.0) AS score FROM note_fts WHERE note_fts MATCH ?"
+        params: list[object] = [plan.match]
         if plan.estimate > search_query.RANK_CAP:
             floor = self._execute(
                 "SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
@@ -178,32 +197,34 @@ class IndexReads(IndexConnection):
             if floor:
                 sql += " AND rowid >= ?"
                 params.append(floor[0][0])
-        order = " ORDER BY bm25(note_fts, 4.0, 1.0)"
+        order = " ORDER BY score"
         # Rank inside the full-text index alone, then drop what the status filter
         # excludes; joining every match to its row first costs more than the ranking.
         fetch = limit * 3 + 20
         while True:
-            ranked = [r for (r,) in self._execute(sql + order + " LIMIT ?", [*params, fetch])]
-            kept = self._current(ranked, statuses)
+            ranked = dict(self._execute(sql + order + " LIMIT ?", [*params, fetch]))
+            kept = self._current(list(ranked), statuses)
             if len(kept) >= limit or len(ranked) < fetch:
-                return kept[:limit]
+                return [(rowid, ranked[rowid]) for rowid in kept[:limit]]
             fetch *= 4
 
-    def next_in_source(self, rowids: Sequence[int]) -> dict[int, int]:
-        """For each of these memories that has a source, the next memory from that source
-        (the following turn of a conversation), by `created`."""
+    def next_in_source(self, rowids: Sequence[int], count: int = 1) -> dict[int, list[int]]:
+        """For each of these memories that has a source, the next `count` memories from
+        that source (the following turns of a conversation), by `created`."""
         if not rowids:
             return {}
         marks = ",".join("?" * len(rowids))
         this, other = source_ref("n"), source_ref("m")
         rows = self._execute(
-            f"SELECT n.rowid, (SELECT m.rowid FROM notes m WHERE {other} = {this} "
-            f"AND {other} IS NOT NULL AND m.created > n.created "
-            f"ORDER BY m.created LIMIT 1) FROM notes n "
+            f"SELECT n.rowid, (SELECT group_concat(rowid) FROM (SELECT m.rowid FROM notes m "
+            f"WHERE {other} = {this} AND {other} IS NOT NULL AND m.created > n.created "
+            f"ORDER BY m.created LIMIT ?)) FROM notes n "
             f"WHERE n.rowid IN ({marks}) AND {this} IS NOT NULL",
-            list(rowids),
+            [count, *rowids],
         )
-        return {rowid: following for rowid, following in rows if following is not None}
+        return {
+            rowid: [int(r) for r in following.split(",")] for rowid, following in rows if following
+        }
 
     def _newest_matches(self, match: str, limit: int, statuses: Sequence[str] | None) -> list[int]:
         """A query of common words: its newest current matches, by `created`.
