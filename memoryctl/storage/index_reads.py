@@ -17,6 +17,9 @@ RECENT_CANDIDATES = 2000
 class IndexReads(IndexConnection):
     """Memories by reference, and ranked search."""
 
+    # The memory count, with the (data version, own changes) it was counted at.
+    _counted: tuple[tuple[int, int], int] | None = None
+
     # --- reading --------------------------------------------------------------------
 
     def get(self, mid: str) -> Memory | None:
@@ -239,8 +242,12 @@ class IndexReads(IndexConnection):
         if statuses is not None:
             where += f" AND status IN ({','.join('?' * len(statuses))})"
             params += list(statuses)
+        # Walking the list's own index newest first until enough matches are found reads
+        # a few hundred index entries; sorting the candidates instead read every one's
+        # row (7 to 12 ms at 100,000 memories, against 1 to 4).
         rows = self._execute(
-            f"SELECT rowid FROM notes WHERE {where} AND rowid IN (SELECT rowid FROM note_fts "
+            f"SELECT rowid FROM notes INDEXED BY ix_notes_newest WHERE {where} "
+            "AND rowid IN (SELECT rowid FROM note_fts "
             "WHERE note_fts MATCH ? ORDER BY rowid DESC LIMIT ?) "
             "ORDER BY created DESC, mid LIMIT ?",
             [*params, match, RECENT_CANDIDATES, limit],
@@ -264,7 +271,14 @@ class IndexReads(IndexConnection):
         return self.by_rowids(self.search_rows(query, limit=limit, statuses=statuses))
 
     def _note_count(self) -> int:
-        return self._execute("SELECT count(*) FROM notes")[0][0]
+        """How many memories the index holds, counted again only once it has changed:
+        counting 100,000 rows costs more than half a millisecond of every search."""
+        with self._lock:
+            (version,) = self._conn.execute("PRAGMA data_version").fetchone()
+            key = (version, self._conn.total_changes)
+        if self._counted is None or self._counted[0] != key:
+            self._counted = (key, self._execute("SELECT count(*) FROM notes")[0][0])
+        return self._counted[1]
 
     def _document_frequency(self, terms: Sequence[str]) -> dict[str, int]:
         """How many memories contain each term, remembered between searches.
