@@ -1,10 +1,15 @@
 """Write `conversations.json`: a vault of chats and notes, and questions about them.
 
-Lena keeps a memory vault of her chats with seven people close to her, one memory per
+Lena keeps a memory vault of her chats with eight people close to her, one memory per
 turn, from January to November 2025, and of short notes she wrote about them. Some
 notes are pinned, and some are corrections of something said earlier. The questions
-are what she might ask her agent months later, worded as people ask rather than as the
-chats said it. Each question names the memories that answer it.
+are what she might ask her agent months later, worded as people ask: a question names
+the person (or "my sister") and what Lena remembers of the event, in the everyday word
+for it ("the interview", "the flights to Lisbon", "the pierogi"), and asks for what she
+does not remember, which the chat may say in other words or in a later turn. Each
+ask has a plainer and a more paraphrased wording, and nothing in a question points at
+something it does not name ("that show", "it"). Each question names the memories
+that answer it.
 
 Everything here is written by hand for this project (people, events, phrasings); a
 seeded random generator only chooses who lives through which event, when, in which
@@ -1880,7 +1885,7 @@ def build() -> dict[str, object]:
     memories.sort(key=lambda m: (m.created, m.id))
     return {
         "about": (
-            "Lena's chats with seven people and her notes about them, 2025; questions she "
+            "Lena's chats with eight people and her notes about them, 2025; questions she "
             "might ask her agent, each naming the memories that answer it. Written for "
             "memoryctl's recall benchmark (bench/data/make_conversations.py), and part of "
             "memoryctl under the same terms as the rest of the project."
