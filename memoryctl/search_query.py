@@ -214,6 +214,13 @@ def leading_terms(query: str) -> list[str]:
     return list(dict.fromkeys(t for t in tokens(query) if t not in STOPWORDS))[:MAX_TERMS]
 
 
+def without_names(plan: QueryPlan, names: Set[str]) -> str | None:
+    """The plan's match without the terms that are these names: what a message asks
+    about a person. None when nothing else is left."""
+    rest = [t for t in plan.terms if not names & set(t.rstrip("*").split(" "))]
+    return " OR ".join(_quote(t) for t in rest) or None
+
+
 _SPEAKER = re.compile(r"([^\W\d_][^\W_]*):\s")
 
 

@@ -288,3 +288,15 @@ def test_reach_stays_exact_for_the_forms_search_looks_for(vault_dir):
     vault = Vault(vault_dir)
     assert [m.id for m, _ in vault.index.reach_of("fixvolvo01")] == [ids[0]]
     assert {ids[0], ids[1]} <= {m.id for m in vault.index.search("bought old Volvo")}
+
+
+def test_a_note_about_a_person_ranks_above_their_small_talk(vault_dir):
+    for minute, text in enumerate(["Mum called, she says hi.", "Ha, classic.", "Call you?"], 1):
+        chat_turn(vault_dir, f"turn00000{minute}", minute, f"Samira: {text}", "chat")
+    (vault_dir / "note.md").write_text(
+        "---\nid: samiraveg1\ntitle: Samira is vegetarian\ncreated: 2026-03-01\n---\n"
+        "Samira is vegetarian but eats fish at her parents' house.\n",
+        encoding="utf-8",
+    )
+    write_notes(vault_dir, MUSEUM)
+    assert recalled(Vault(vault_dir), "Does Samira eat meat?")[0] == "samiraveg1"

@@ -162,27 +162,46 @@ class IndexReads(IndexConnection):
         ranked = [rowid for rowid, _ in scored]
         if not message:
             return ranked
-        # Only a match on a word with weight brings its next turns or counts as spoken by
-        # a person the message names: one that matched nothing but a word in most
-        # memories (a name in a chat between two people) tells nothing of the question.
+        # Only a match on the message's topic brings its next turns or counts as spoken by
+        # a person the message names: a match on nothing but the person's name, or on
+        # words in most memories (in a chat between two people, both names), tells
+        # nothing of what is asked.
         telling = [rowid for rowid, score in scored if score < -search_query.NO_WEIGHT]
+        spoken = self._speakers(telling, search_query.leading_terms(query))
+        topic = search_query.without_names(plan, set(spoken.values()))
+        if spoken and topic:
+            telling = self._matching(telling, topic)
+        elif spoken:
+            telling = []
         following = self.next_in_source(
             telling[: search_query.NEXT_TURN_FROM], len(search_query.NEXT_TURN_WEIGHTS)
         )
-        leading = self._spoken_by(telling, search_query.leading_terms(query))
+        leading = {rowid for rowid in telling if rowid in spoken}
         if not following and not leading:
             return ranked
         fused = search_query.with_next_turns(ranked, following, leading)
         return self._current(fused, statuses)[:limit]
 
-    def _spoken_by(self, rowids: Sequence[int], names: Sequence[str]) -> set[int]:
-        """Which of these memories are turns spoken by one of these names ("Ines: ...")."""
+    def _speakers(self, rowids: Sequence[int], names: Sequence[str]) -> dict[int, str]:
+        """Those of these memories that are turns spoken by one of these names ("Ines:
+        ..."), with the name."""
         if not rowids or not names:
-            return set()
+            return {}
         marks = ",".join("?" * len(rowids))
         rows = self._execute(f"SELECT rowid, title FROM notes WHERE rowid IN ({marks})", rowids)
         wanted = set(names)
-        return {rowid for rowid, title in rows if search_query.speaker(title) in wanted}
+        said = {rowid: search_query.speaker(title) for rowid, title in rows}
+        return {rowid: name for rowid, name in said.items() if name in wanted}
+
+    def _matching(self, rowids: Sequence[int], match: str) -> list[int]:
+        """Those of these memories that a full-text query matches, in the same order."""
+        marks = ",".join("?" * len(rowids))
+        rows = self._execute(
+            f"SELECT rowid FROM note_fts WHERE note_fts MATCH ? AND rowid IN ({marks})",
+            [match, *rowids],
+        )
+        found = {rowid for (rowid,) in rows}
+        return [rowid for rowid in rowids if rowid in found]
 
     def _ranked(
         self, plan: search_query.QueryPlan, limit: int, statuses: Sequence[str] | None
