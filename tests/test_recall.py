@@ -31,6 +31,15 @@ def write_notes(vault_dir: Path, texts: list[str], **extra: str) -> list[str]:
     return ids
 
 
+def write_correction(vault_dir: Path, mid: str, deprecates: str, text: str) -> None:
+    """A correction of the one string, newer than every memory `write_notes` writes."""
+    (vault_dir / f"{mid}.md").write_text(
+        f"---\nid: {mid}\ntitle: {text}\ncreated: 2026-04-01\n"
+        f"deprecates: [{deprecates}]\n---\n{text}\n",
+        encoding="utf-8",
+    )
+
+
 def recalled(vault: Vault, message: str) -> list[str]:
     return [entry.memory.id for entry in context_bundle(vault, message=message).recalled]
 
@@ -84,10 +93,8 @@ def test_a_correction_reaches_only_the_exact_string_while_search_looks_past_endi
             "Portal access is reviewed in March.",
         ],
     )
-    (vault_dir / "fix.md").write_text(
-        "---\nid: fixportal1\ntitle: The old portal is gone\ncreated: 2026-04-01\n"
-        "deprecates: [old portal]\n---\nUse the new staff site instead of the old portal.\n",
-        encoding="utf-8",
+    write_correction(
+        vault_dir, "fixportal1", "old portal", "Use the new staff site instead of the old portal."
     )
     vault = Vault(vault_dir)
     assert [m.id for m, _ in vault.index.reach_of("fixportal1")] == [ids[0]]
@@ -211,12 +218,21 @@ def chat_turn(vault_dir: Path, mid: str, minute: int, text: str, chat: str) -> N
     )
 
 
-def test_a_recalled_question_in_a_chat_brings_the_turn_that_answered_it(vault_dir):
-    chat_turn(vault_dir, "turn000001", 1, "Marek: We adopted a greyhound on Saturday.", "chat A")
-    chat_turn(vault_dir, "turn000002", 2, "Lena: No way! What is the dog called?", "chat A")
-    chat_turn(vault_dir, "turn000003", 3, "Marek: Biscuit. About four years old.", "chat A")
-    chat_turn(vault_dir, "turn000004", 4, "Lena: Biscuit is a great name.", "chat B")
+def chat(vault_dir: Path, *turns: tuple[str, str]) -> None:
+    """Turns (text, chat) a minute apart, `turn000001` first, among the museum's notes."""
+    for number, (text, ref) in enumerate(turns, 1):
+        chat_turn(vault_dir, f"turn{number:06d}", number, text, ref)
     write_notes(vault_dir, MUSEUM)
+
+
+def test_a_recalled_question_in_a_chat_brings_the_turn_that_answered_it(vault_dir):
+    chat(
+        vault_dir,
+        ("Marek: We adopted a greyhound on Saturday.", "chat A"),
+        ("Lena: No way! What is the dog called?", "chat A"),
+        ("Marek: Biscuit. About four years old.", "chat A"),
+        ("Lena: Biscuit is a great name.", "chat B"),
+    )
     vault = Vault(vault_dir)
     found = recalled(vault, "what is the dog called that was adopted")
     assert found[0] == "turn000002" and "turn000001" in found
@@ -227,11 +243,13 @@ def test_a_recalled_question_in_a_chat_brings_the_turn_that_answered_it(vault_di
 
 
 def test_the_answer_two_turns_after_the_matching_turn_is_recalled_with_it(vault_dir):
-    chat_turn(vault_dir, "turn000001", 1, "Samira: We tried Casa Lume last night.", "chat A")
-    chat_turn(vault_dir, "turn000002", 2, "Lena: I walk past it every day. Worth it?", "chat A")
-    chat_turn(vault_dir, "turn000003", 3, "Samira: Get the octopus rice, skip dessert.", "chat A")
-    chat_turn(vault_dir, "turn000004", 4, "Samira: Anyway, how is work?", "chat A")
-    write_notes(vault_dir, MUSEUM)
+    chat(
+        vault_dir,
+        ("Samira: We tried Casa Lume last night.", "chat A"),
+        ("Lena: I walk past it every day. Worth it?", "chat A"),
+        ("Samira: Get the octopus rice, skip dessert.", "chat A"),
+        ("Samira: Anyway, how is work?", "chat A"),
+    )
     found = recalled(Vault(vault_dir), "what should I order at Casa Lume")
     assert found[0] == "turn000001"
     # The reply and the answer after it come with it; the chat's next turn does not.
@@ -280,11 +298,7 @@ def test_reach_stays_exact_for_the_forms_search_looks_for(vault_dir):
         vault_dir,
         ["Felix bought an old Volvo estate.", "Felix will buy an old Volvo estate."],
     )
-    (vault_dir / "fix.md").write_text(
-        "---\nid: fixvolvo01\ntitle: Not a Volvo\ncreated: 2026-04-01\n"
-        "deprecates: [bought an old Volvo]\n---\nFelix bought a Saab in the end.\n",
-        encoding="utf-8",
-    )
+    write_correction(vault_dir, "fixvolvo01", "bought an old Volvo", "Felix bought a Saab.")
     vault = Vault(vault_dir)
     assert [m.id for m, _ in vault.index.reach_of("fixvolvo01")] == [ids[0]]
     assert {ids[0], ids[1]} <= {m.id for m in vault.index.search("bought old Volvo")}
