@@ -25,12 +25,15 @@ def current_sha(path: Path) -> str | None:
         return None
 
 
-def write_atomic(path: Path, data: bytes, expected_sha: str | None) -> None:
+def write_atomic(
+    path: Path, data: bytes, expected_sha: str | None, *, durable: bool = True
+) -> None:
     """Replace `path` with `data` if it still holds the bytes with `expected_sha`.
 
     `expected_sha=None` means the file must not exist yet. The new bytes go to a
     temporary file in the same folder first, so the file is always whole: the old text
-    or the new, never half of each.
+    or the new, never half of each. `durable=False` skips the flushes to disk, for a
+    note a power cut may lose (it still survives the process being killed).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
@@ -41,7 +44,8 @@ def write_atomic(path: Path, data: bytes, expected_sha: str | None) -> None:
         with open(tmp, "xb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         if expected_sha is None:
@@ -58,7 +62,8 @@ def write_atomic(path: Path, data: bytes, expected_sha: str | None) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(tmp)
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:

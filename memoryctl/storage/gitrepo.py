@@ -152,6 +152,11 @@ def commit(
     """
     if not paths:
         return None
+    from memoryctl.storage import gitcommit
+
+    if gitcommit.usable(root):
+        with contextlib.suppress(gitcommit.NotPlain):
+            return gitcommit.commit(root, paths, message, staged, options)
     if staged:
         return _waiting_for_git_lock(
             root, lambda: _commit_blobs(root, paths, message, staged, options)

@@ -139,6 +139,7 @@ class Vault:
         self._before: dict[str, bytes] = {}
         # The (size, mtime_ns) of files this process wrote, so its watcher skips them.
         self.own_writes: dict[str, tuple[int, int]] = {}
+        self._is_git: bool | None = None
 
     @property
     def index(self) -> Index:
@@ -197,7 +198,13 @@ class Vault:
 
     @property
     def is_git(self) -> bool:
-        return gitrepo.is_repo(self.root)
+        # Asked before every commit: git is asked once, and the folder checked each time.
+        if not (self.root / ".git").exists():
+            self._is_git = None
+            return False
+        if self._is_git is None:
+            self._is_git = gitrepo.is_repo(self.root)
+        return self._is_git
 
     # --- reading ------------------------------------------------------------------
 
@@ -475,6 +482,7 @@ class Vault:
                 self._pending_file,
                 "".join(f"{p}\n" for p in sorted(changed)).encode("utf-8"),
                 current_sha(self._pending_file),
+                durable=False,  # a note for doctor, written twice a commit
             )
 
     def _only_ours(self, relpaths: list[str]) -> tuple[dict[str, bytes], list[str]]:

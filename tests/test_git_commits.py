@@ -1,0 +1,168 @@
+"""memoryctl's commits, built from HEAD's trees with git's plumbing: the same commit
+`git commit -- PATHS` would make, the person's index left matching it, and git's own
+porcelain still used where a person set git up to run something on a commit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memoryctl.storage import gitcommit, gitrepo
+
+
+def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
+    ).stdout
+
+
+def what_git_commit_would_record(root: Path, parent: str, paths: list[str]) -> str:
+    """The tree `git add -A -- PATHS` on top of `parent` gives, in an index of its own."""
+    env = {"GIT_INDEX_FILE": str(root / ".git" / "expected-index")}
+    git(root, "read-tree", parent, env=env)
+    git(root, "add", "-A", "--", *paths, env=env)
+    tree = git(root, "write-tree", env=env).strip()
+    os.remove(root / ".git" / "expected-index")
+    return tree
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    for relpath, text in {
+        "README.md": "a vault\n",
+        "memories/default/a.md": "a\n",
+        "memories/default/b.md": "b\n",
+        "memories/work/only.md": "the only one\n",
+        "proposals/p.md": "proposal\n",
+    }.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+def test_a_commit_of_new_changed_and_deleted_files_records_what_git_commit_would(repo):
+    (repo / "memories/default/a.md").write_text("a, changed\n")
+    (repo / "memories/new/deep/née.md").parent.mkdir(parents=True)
+    (repo / "memories/new/deep/née.md").write_text("in a new folder\n")
+    (repo / "memories/work/only.md").unlink()  # its folder goes with it
+    (repo / "proposals/run.sh").write_text("#!/bin/sh\n")
+    (repo / "proposals/run.sh").chmod(0o755)
+    paths = [
+        "memories/default/a.md",
+        "memories/new/deep/née.md",
+        "memories/work/only.md",
+        "proposals/run.sh",
+    ]
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    expected = what_git_commit_would_record(repo, parent, paths)
+
+    sha = gitrepo.commit(repo, paths, "Change four files\n\nmemory: abc\n\n\n")
+
+    assert sha == git(repo, "rev-parse", "HEAD").strip()
+    assert git(repo, "rev-parse", "HEAD^{tree}").strip() == expected
+    assert git(repo, "rev-parse", "HEAD^").strip() == parent
+    assert git(repo, "log", "-1", "--format=%B", "HEAD") == "Change four files\n\nmemory: abc\n\n"
+    assert git(repo, "status", "--porcelain") == ""
+    assert "memories/work" not in git(repo, "ls-tree", "-r", "--name-only", "HEAD")
+    subprocess.run(["git", "fsck", "--strict"], cwd=repo, check=True, capture_output=True)
+
+
+def test_a_commit_with_nothing_changed_makes_no_commit(repo):
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert gitrepo.commit(repo, ["memories/default/a.md"], "Nothing") is None
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+
+
+def test_what_the_person_staged_stays_staged_and_out_of_the_commit(repo):
+    (repo / "memories/default/b.md").write_text("b, staged by the person\n")
+    git(repo, "add", "memories/default/b.md")
+    (repo / "memories/default/a.md").write_text("a, by memoryctl\n")
+    gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
+        "memories/default/a.md"
+    ]
+    assert git(repo, "status", "--porcelain") == "M  memories/default/b.md\n"
+
+
+def test_a_new_file_in_a_folder_git_ignores_is_left_out_of_the_commit(repo):
+    (repo / ".gitignore").write_text("memories/private/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore private")
+    (repo / "memories/private").mkdir()
+    (repo / "memories/private/mine.md").write_text("mine\n")
+    (repo / "memories/default/a.md").write_text("a, changed\n")
+    gitrepo.commit(repo, ["memories/private/mine.md", "memories/default/a.md"], "Two")
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
+        "memories/default/a.md"
+    ]
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_persons_commit_hook_still_runs_for_memoryctls_commits(repo):
+    hook = repo / ".git" / "hooks" / "post-commit"
+    hook.write_text('#!/bin/sh\necho ran >> "$(git rev-parse --git-dir)/hook-ran"\n')
+    hook.chmod(0o755)
+    assert not gitcommit.usable(repo)
+    (repo / "memories/default/a.md").write_text("a, changed\n")
+    assert gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    assert (repo / ".git" / "hook-ran").read_text() == "ran\n"
+
+
+def test_a_commit_in_the_middle_of_a_merge_is_left_to_git(repo):
+    (repo / ".git" / "MERGE_HEAD").write_text(git(repo, "rev-parse", "HEAD"))
+    assert not gitcommit.usable(repo)
+
+
+def test_a_sha256_repository_gets_the_same_commits(tmp_path):
+    root = tmp_path / "sha256"
+    root.mkdir()
+    git(root, "init", "-q", "--object-format=sha256")
+    (root / "a.md").write_text("a\n")
+    git(root, "add", "a.md")
+    git(root, "commit", "-q", "-m", "first")
+    (root / "notes").mkdir()
+    (root / "notes/b.md").write_text("b\n")
+    parent = git(root, "rev-parse", "HEAD").strip()
+    expected = what_git_commit_would_record(root, parent, ["notes/b.md"])
+    assert len(gitrepo.commit(root, ["notes/b.md"], "Add b") or "") == 64
+    assert git(root, "rev-parse", "HEAD^{tree}").strip() == expected
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_the_first_commit_of_a_new_repository(tmp_path):
+    root = tmp_path / "new"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "memories").mkdir()
+    (root / "memories/a.md").write_text("a\n")
+    sha = gitrepo.commit(root, ["memories/a.md"], "First")
+    assert sha and git(root, "rev-parse", "HEAD").strip() == sha
+    assert git(root, "ls-tree", "-r", "--name-only", "HEAD").split() == ["memories/a.md"]
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_tree_ids_are_worked_out_as_git_works_them_out(repo):
+    blob = git(repo, "rev-parse", "HEAD:README.md").strip()
+    folder = git(repo, "rev-parse", "HEAD:memories").strip()
+    entries = {"z.md": ("100644", blob), "a": ("40000", folder), "a.md": ("100755", blob)}
+    lines = "".join(
+        f"{mode} {'tree' if mode == '40000' else 'blob'} {sha}\t{name}\n"
+        for name, (mode, sha) in entries.items()
+    )
+    made = subprocess.run(
+        ["git", "mktree"], cwd=repo, input=lines, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert gitcommit.tree_id(entries) == made
