@@ -24,10 +24,12 @@ from memoryctl.proposals import (
     Decision,
     Listing,
     Proposal,
+    ProposalError,
     ProposalStore,
     Suggestion,
     decided_bytes,
     new_proposal_bytes,
+    proposal_from_file,
 )
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.atomic import current_sha
@@ -207,12 +209,33 @@ class Change:
         )
 
     def commit(self, message: str) -> str | None:
-        if not self._notes and not self._files:
-            return None
-        files = [(path, data, expected) for path, (data, expected) in self._files.items()]
-        commit = self.vault.write_many(list(self._notes.values()), files, message)
+        with self.vault.writing():
+            self._leave_out_filed_elsewhere()
+            if not self._notes and not self._files:
+                return None
+            files = [(path, data, expected) for path, (data, expected) in self._files.items()]
+            commit = self.vault.write_many(list(self._notes.values()), files, message)
         self.store.remember(list(self._written.values()))
         return commit
+
+    def _leave_out_filed_elsewhere(self) -> None:
+        """Under the write lock: a new pending proposal that another process filed since
+        this change read the queue (the same key names the same file) is theirs, not
+        filed twice; a proposal's id follows from its key, so its file is there."""
+        for relpath, proposal in list(self._written.items()):
+            if self._files.get(relpath, (b"", ""))[1] is not None or not proposal.is_pending:
+                continue
+            try:
+                raw = (self.vault.root / relpath).read_bytes()
+            except FileNotFoundError:
+                continue
+            try:
+                theirs = proposal_from_file(relpath, raw, proposal.created)
+            except ProposalError:
+                continue  # not a proposal memoryctl can read: the write refuses it
+            if theirs.key == proposal.key:
+                del self._files[relpath], self._written[relpath]
+                self.filed = [p for p in self.filed if p.path != relpath]
 
 
 def lineage_from(proposals: Iterable[Proposal], ancestor: str, trigger: str) -> list[Proposal]:

@@ -558,17 +558,21 @@ def propose(
     memory, suggestion = suggestion_for(
         vault, action, ref, reason=reason, body=body, origin=origin, origin_ref=origin_ref
     )
-    change = Change.start(vault, now)
-    existing = change.queue.by_key().get(suggestion.key)
-    if existing is not None:
-        return existing, False
-    [proposal] = change.propose([suggestion])
-    verb = review_actions.verb(suggestion.action).lower()
-    change.commit(
-        f"Propose: {verb} {memory.title}\n\nproposal: {proposal.id}\naction: {proposal.action}\n"
-        f"target: {memory.id} {memory.title}\norigin: {proposal.describe_origin()}\n"
-        f"reason: {suggestion.reason}" + (f"\n\n{trailer}" if trailer else "")
-    )
+    # Under the write lock from reading the queue to the commit: two agents proposing
+    # the same thing at once file it once, and both are told which it is.
+    with vault.writing():
+        change = Change.start(vault, now)
+        existing = change.queue.by_key().get(suggestion.key)
+        if existing is not None:
+            return existing, False
+        [proposal] = change.propose([suggestion])
+        verb = review_actions.verb(suggestion.action).lower()
+        change.commit(
+            f"Propose: {verb} {memory.title}\n\nproposal: {proposal.id}\n"
+            f"action: {proposal.action}\ntarget: {memory.id} {memory.title}\n"
+            f"origin: {proposal.describe_origin()}\nreason: {suggestion.reason}"
+            + (f"\n\n{trailer}" if trailer else "")
+        )
     return proposal, True
 
 

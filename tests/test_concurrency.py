@@ -137,6 +137,77 @@ def test_faces_pinning_at_once_never_share_a_pin_order(vault_dir, cli):
     assert sorted(orders) == [1, 2, 3, 4, 5, 6]
 
 
+# A CLI command run in-process once a signal file appears, so that several processes,
+# started ahead, reach the same moment of the same command together.
+AT_THE_SIGNAL = textwrap.dedent(
+    """
+    import contextlib, io, json, os, sys, time
+    from memoryctl.cli import main
+    signal, args = sys.argv[1], sys.argv[2:]
+    print("ready", flush=True)
+    while not os.path.exists(signal):
+        time.sleep(0.002)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    print(json.dumps([code, out.getvalue(), err.getvalue()]))
+    """
+)
+
+
+def at_once(root: Path, tmp_path: Path, args: list[str], count: int) -> list[tuple[int, str, str]]:
+    """Run one command in `count` processes at the same moment; (code, out, err) each."""
+    signal = tmp_path / "go"
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", AT_THE_SIGNAL, str(signal), "--vault", str(root), *args],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    for process in processes:
+        assert process.stdout is not None and process.stdout.readline().strip() == "ready"
+    signal.write_text("go")
+    results = [tuple(json.loads(finished(p)[1])) for p in processes]
+    signal.unlink()
+    return results  # type: ignore[return-value]
+
+
+def test_agents_proposing_the_same_retirement_at_once_file_it_once(vault_dir, cli, tmp_path):
+    v = ("--vault", str(vault_dir))
+    for n in range(3):
+        mid = cli(*v, "add", f"The staging box is db-{n}").out.strip()
+        results = at_once(
+            vault_dir,
+            tmp_path,
+            ["--json", "propose", "retire", mid, "--reason", f"db-{n} was shut down"],
+            4,
+        )
+        assert [(code, err) for code, _, err in results] == [(0, "")] * 4
+        assert len({json.loads(out)["id"] for _, out, _ in results}) == 1
+    assert len(list((vault_dir / "proposals").glob("*.md"))) == 3
+    assert git(vault_dir, "log", "--format=%s").count("Propose: retire") == 3
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
+def test_faces_running_the_live_checks_at_once_file_each_proposal_once(vault_dir, cli, tmp_path):
+    v = ("--vault", str(vault_dir))
+    for n in range(3):
+        old = cli(*v, "add", f"The office is on Main Street {n}").out.strip()
+        # A memory written in an editor that names the old one in `retires`: every face
+        # that opens the vault next finds it and proposes the retirement.
+        note = vault_dir / "memories" / "default" / f"moved-{n}.md"
+        note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
+        git(vault_dir, "add", "-A")
+        git(vault_dir, "commit", "-qm", "we moved")
+        results = at_once(vault_dir, tmp_path, ["list"], 4)
+        assert [code for code, _, _ in results] == [0] * 4
+        assert not [err for _, _, err in results if "could not run" in err]
+    assert len(list((vault_dir / "proposals").glob("*.md"))) == 3
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
 def test_a_writer_that_waits_too_long_is_told_the_vault_is_busy_and_by_whom(vault_dir):
     holder = holding_the_lock(vault_dir, 120)  # killed below; long enough on a slow machine
     try:
