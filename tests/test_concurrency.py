@@ -257,6 +257,58 @@ def test_readers_do_not_wait_for_a_writer(vault_dir, cli):
         holder.wait()
 
 
+# A process that keeps an index open and reads it in a loop until told to stop, then
+# says how many memories each read saw and what went wrong.
+READ_IN_A_LOOP = textwrap.dedent(
+    """
+    import json, os, sys
+    from pathlib import Path
+    from memoryctl.storage.vault import Vault
+    vault = Vault(Path(sys.argv[1]))
+    stop = Path(sys.argv[2])
+    seen, errors = set(), []
+    print("reading", flush=True)
+    while not stop.exists():
+        try:
+            seen.add(vault.index.count())
+            vault.index.search_rows("street", limit=5)
+        except Exception as error:
+            errors.append(repr(error))
+    seen.add(-1)  # the reads done; what follows is after the reindex
+    extra = stop.read_text().strip()
+    after = vault.index.resolve(extra) if extra else []
+    print(json.dumps({"seen": sorted(seen), "errors": errors[:3], "after": len(after)}))
+    """
+)
+
+
+def test_a_full_reindex_leaves_a_reader_in_another_process_reading(vault_dir, cli, tmp_path):
+    v = ("--vault", str(vault_dir))
+    folder = vault_dir / "memories" / "default"
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(300):
+        (folder / f"street-{n}.md").write_text(f"---\nid: street{n}\n---\nLives on street {n}\n")
+    assert cli(*v, "reindex").code == 0
+    stop = tmp_path / "stop"
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READ_IN_A_LOOP, str(vault_dir), str(stop)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert reader.stdout is not None and reader.stdout.readline().strip() == "reading"
+    for _ in range(3):
+        assert cli(*v, "reindex", "--full").code == 0
+    # Written after the reindex: a reader still on a deleted index file would not see it.
+    added = cli(*v, "add", "Written after the reindex").out.strip()
+    stop.write_text(added)
+    code, out, _ = finished(reader)
+    report = json.loads(out)
+    assert code == 0 and report["errors"] == []
+    # Never an empty or a half-built index: the 300, then the one added after.
+    assert set(report["seen"]) <= {-1, 300, 301}
+    assert report["after"] == 1
+
+
 # --- git's own lock ---------------------------------------------------------------------
 
 

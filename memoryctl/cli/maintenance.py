@@ -22,17 +22,20 @@ from memoryctl.wording import counted
 
 
 def cmd_reindex(args: argparse.Namespace) -> None:
-    from memoryctl.storage.index import Index, remove_index
+    from memoryctl.storage.index import Index, rebuild_index
 
     vault = _vault_without_sync(args)
-    if args.full:
-        remove_index(vault.db_path)  # --full rebuilds from nothing but the vault's files
-    index = Index.open(vault.db_path, vault.root, vault.config)
     progress = _progress_printer() if sys.stderr.isatty() and not args.json else None
-    try:
-        report = index.sync(progress=progress)
-    finally:
+    if args.full:  # from nothing but the vault's files; writers wait for it, readers not
+        with vault.writing():
+            index, report = rebuild_index(vault.db_path, vault.root, vault.config, progress)
         index.close()
+    else:
+        index = Index.open(vault.db_path, vault.root, vault.config)
+        try:
+            report = index.sync(progress=progress)
+        finally:
+            index.close()
     for text in index.notices:
         note(text)
     data = {

@@ -30,7 +30,7 @@ from memoryctl.storage.index_format import FTS_DDL, SCHEMA_VERSION
 from memoryctl.storage.index_health import IndexHealth
 from memoryctl.storage.index_lists import IndexLists, ListFilters
 from memoryctl.storage.index_reads import RECENT_CANDIDATES, IndexReads
-from memoryctl.storage.index_sync import SyncReport
+from memoryctl.storage.index_sync import Progress, SyncReport
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -42,6 +42,7 @@ __all__ = [
     "ListFilters",
     "SyncReport",
     "is_index_error",
+    "rebuild_index",
     "remove_index",
 ]
 
@@ -131,6 +132,27 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
             if "_engine" in self.__dict__:
                 self._engine.dispose()
             super().close()
+
+
+def rebuild_index(
+    db_path: Path, root: Path, config: VaultConfig, progress: Progress | None = None
+) -> tuple[Index, SyncReport]:
+    """The index built again from nothing but the vault's files (`reindex --full`).
+
+    In place, in one transaction (`Index.rebuild`), so the TUI and the MCP server keep
+    reading it meanwhile and never hold a deleted file; only an index SQLite cannot
+    read at all is deleted and built anew."""
+    index = Index.open(db_path, root, config)  # a file it cannot read is rebuilt here
+    try:
+        if not index.count():
+            return index, index.sync(progress=progress)  # empty: the fast cold build
+        return index, index.rebuild(progress=progress)
+    except (IndexCorrupt, sqlite3.DatabaseError):
+        index.close()
+    remove_index(db_path)
+    index = Index.open(db_path, root, config)
+    index.notices.append("The index could not be read, so it was deleted and built again.")
+    return index, index.sync(progress=progress)
 
 
 def remove_index(db_path: Path) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from memoryctl import matching, search_query
 from memoryctl.memory import Memory, normalized
+from memoryctl.storage.changes import MARK as LIVE_MARK
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.parsing import ParsedFile, fts_title, memory_from_doc, parse_all
 from memoryctl.storage.scan import FileStat, scan
@@ -76,6 +77,23 @@ class IndexSync(IndexConnection):
             paths = None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
             with self._bulk_load(not stamps and len(todo) > _BULK_LOAD):
                 self._apply(todo, gone, paths, report, progress)
+        report.problems = self.broken_files()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
+        """Build the index again from nothing but the vault's files, in place and in one
+        transaction: every row (and the live checks' mark) goes, and every file is read
+        and parsed anew. Other processes keep reading the index as it was until the
+        rebuild commits, then read the new one through the same file; new rows take
+        rowids above every old one, so no old rowid comes to name another memory."""
+        started = time.perf_counter()
+        result = scan(self.root, self.config)
+        report = SyncReport(scanned=len(result.files), skipped=result.skipped)
+        self._apply(result.files, [], None, report, progress, replace_all=True)
+        self._df_cache.clear()
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # as small as readers let it
         report.problems = self.broken_files()
         report.seconds = time.perf_counter() - started
         return report
@@ -148,21 +166,25 @@ class IndexSync(IndexConnection):
         paths: list[str] | None,
         report: SyncReport,
         progress: Progress | None,
+        *,
+        replace_all: bool = False,
     ) -> None:
         total = len(todo)
         done = 0
         changed_rows: list[int] = []
         with self._transaction() as conn:
+            next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM notes").fetchone()[0]
+            if replace_all:
+                self._delete_all(conn)
             # Read inside the transaction: another process (or thread) may have synced
             # the same files since this one looked, and its rows are the ones to replace.
-            known = self._known(conn, paths)
+            known = {} if replace_all else self._known(conn, paths)
             # A file that is back on disk was written after the scan missed it.
             gone = [p for p in gone if p in known and not os.path.lexists(self.root / p)]
             gone_mids = {known[p][4]: p for p in gone}
             for path in gone:
                 self._delete_row(conn, known[path][0])
             stats = [(s.relpath, s.size, s.mtime_ns) for s in todo]
-            next_rowid = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM notes").fetchone()[0]
             for chunk in parse_all(self.root, stats):
                 fresh: list[ParsedFile] = []
                 for parsed in chunk:
@@ -241,6 +263,12 @@ class IndexSync(IndexConnection):
             "INSERT OR IGNORE INTO derivations(note, source) VALUES (?,?)", derivations
         )
         conn.executemany("INSERT OR IGNORE INTO deprecations(note, needle) VALUES (?,?)", needles)
+
+    def _delete_all(self, conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT INTO note_fts(note_fts) VALUES ('delete-all')")
+        for table in ("tags", "derivations", "deprecations", "reach", "notes"):
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("DELETE FROM meta WHERE key = ?", (LIVE_MARK,))
 
     def _delete_row(self, conn: sqlite3.Connection, rowid: int) -> None:
         row = conn.execute(
