@@ -56,5 +56,16 @@ def counter() -> Counter:
         except Exception:  # any failure means: no exact tokenizer here
             pass
         else:
-            return Counter(f"tiktoken:{_ENCODING}", lambda text: len(encoding.encode(text)))
-    return Counter(ESTIMATE, estimate)
+            return Counter(f"tiktoken:{_ENCODING}", _remembered(lambda t: len(encoding.encode(t))))
+    return Counter(ESTIMATE, _remembered(estimate))
+
+
+def _remembered(count: Callable[[str], int]) -> Callable[[str], int]:
+    """`count`, remembered for the texts of a few thousand memories: a server builds a
+    bundle of the same pins (and often the same memories) for every call."""
+    remembered = lru_cache(maxsize=8192)(count)
+
+    def counted(text: str) -> int:
+        return remembered(text) if len(text) <= 4096 else count(text)
+
+    return counted

@@ -93,6 +93,27 @@ def test_a_token_is_valid_until_the_agent_is_revoked(vault):
     assert keyring.get_password("memoryctl", f"{agents.vault_key(vault)}:cursor") is None
 
 
+def test_a_server_remembers_a_verified_token_only_until_the_agent_is_revoked(vault):
+    made = agents.add_agent(vault, "cursor", "work")
+    tokens = agents.VerifiedTokens(vault)
+    assert tokens.authenticate(made.token) == made.agent
+    assert tokens.remembered(made.token) == made.agent
+    assert tokens.remembered("not-" + made.token) is None
+    agents.revoke_agent(vault, "cursor")
+    assert tokens.remembered(made.token) is None
+    assert tokens.authenticate(made.token) is None
+
+
+def test_a_token_deleted_from_the_keyring_behind_memoryctls_back_fails_within_the_minute(vault):
+    made = agents.add_agent(vault, "cursor", "work")
+    tokens = agents.VerifiedTokens(vault)
+    assert tokens.authenticate(made.token) == made.agent
+    keyring.delete_password(agents.SERVICE, f"{agents.vault_key(vault)}:cursor")
+    assert tokens.authenticate(made.token) == made.agent  # remembered, within the minute
+    tokens.TTL = 0.0
+    assert tokens.authenticate(made.token) is None
+
+
 def test_two_agents_tokens_are_not_interchangeable(vault):
     one = agents.add_agent(vault, "one", "work")
     two = agents.add_agent(vault, "two", "default")

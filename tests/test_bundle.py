@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_sample
+from hypothesis import given
+from hypothesis import strategies as st
 
 import memoryctl.tokens
 from memoryctl.bundle import Bundle, build_bundle
@@ -739,3 +741,14 @@ def test_every_memory_and_section_has_a_token_count(sample_dir):
     assert bundle.used == count(bundle.text)
     data = json.loads(render(bundle, "json"))
     assert data["budget"] == {"limit": 4000, "used": bundle.used, "method": "estimate"}
+
+
+@given(
+    st.text(alphabet=st.sampled_from(["a", "é", " ", "\t", "\n", "\u00a0", "\u3000", "\x1c", "x"]))
+)
+def test_the_token_estimate_counts_a_word_for_each_run_of_non_space_characters(text):
+    import math
+
+    words = len(re.findall(r"\S+", text))
+    expected = math.ceil(max(len(text) / 4, words * 4 / 3)) if text else 0
+    assert memoryctl.tokens.estimate(text) == expected

@@ -8,8 +8,10 @@ profile, when it was added) is kept in `agents.json` in the user's config folder
 keyed by the vault's real path, so that the vault itself can be shared through git
 without sharing who may write to it.
 
-Tokens are looked up on every request, so revoking an agent takes effect on its next
-request without restarting the server.
+Tokens are checked on every request, so revoking an agent takes effect on its next
+request without restarting the server. A server remembers a token it verified (by its
+hash, for at most a minute) only while `agents.json` is unchanged, and a revoke always
+rewrites that file first.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import json
 import os
 import re
 import secrets
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -267,3 +271,60 @@ def agent_of(source_kind: str | None, source_ref: str | None) -> str | None:
 def commit_trailer(agent: str, tool: str) -> str:
     """The lines every commit made for an agent ends with (git trailers)."""
     return f"Agent: {agent}\nTool: {tool} (MCP)"
+
+
+class VerifiedTokens:
+    """The tokens a server verified lately, so a busy agent's every request does not
+    read the identities and the keyring again.
+
+    A token is remembered by its SHA-256, with the agent it names, while `agents.json`
+    keeps the size, modification time and inode it had when the token was checked, and
+    for at most `TTL` seconds. Revoking an agent rewrites `agents.json` before it
+    deletes the token, so a revoked token fails on its next request as before; a token
+    taken out of the keyring some other way fails within the minute. A token that fails
+    is never remembered."""
+
+    TTL = 60.0
+    MAX = 1024
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._seen: dict[bytes, tuple[Agent, tuple[int, int, int] | None, float]] = {}
+        self._lock = threading.Lock()
+
+    def remembered(self, token: str) -> Agent | None:
+        """The agent of a token verified lately and still good, without the keyring."""
+        if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH:
+            return None
+        with self._lock:
+            hit = self._seen.get(_digest(token))
+        if hit is None or time.monotonic() - hit[2] > self.TTL:
+            return None
+        return hit[0] if hit[1] == _identities_stamp() else None
+
+    def authenticate(self, token: str) -> Agent | None:
+        """`authenticate`, remembered while it stays true (see the class)."""
+        found = self.remembered(token)
+        if found is not None:
+            return found
+        stamp = _identities_stamp()
+        agent = authenticate(self.root, token)
+        if agent is None:
+            return None
+        with self._lock:
+            if len(self._seen) >= self.MAX:
+                self._seen.clear()
+            self._seen[_digest(token)] = (agent, stamp, time.monotonic())
+        return agent
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", errors="replace")).digest()
+
+
+def _identities_stamp() -> tuple[int, int, int] | None:
+    try:
+        st = identities_path().stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino

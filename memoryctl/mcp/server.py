@@ -8,8 +8,9 @@ agent can act on, and keeps the index current while it runs.
 
 Over stdio the agent runs as the user's own process: no token, and the profile comes
 from the command line. Over HTTP each request carries an agent's token, verified per
-request against the OS keyring (so a revoked token fails on its next request), and
-the agent's profile comes from its identity.
+request (against the OS keyring, or `agents.VerifiedTokens` while the identities are
+unchanged, so a revoked token fails on its next request), and the agent's profile
+comes from its identity.
 """
 
 from __future__ import annotations
@@ -69,10 +70,15 @@ class AgentTokens:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.verified = agents.VerifiedTokens(root)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
-            agent = await anyio.to_thread.run_sync(agents.authenticate, self.root, token)
+            # A token verified lately is answered at once; any other reads the keyring
+            # in a worker thread, off the event loop.
+            agent = self.verified.remembered(token) or await anyio.to_thread.run_sync(
+                self.verified.authenticate, token
+            )
         except VaultError as error:
             # Never the token, and nothing about which agents exist: the client gets a 401.
             sys.stderr.write(f"memoryctl: could not check a token: {error}\n")

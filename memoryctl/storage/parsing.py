@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -97,7 +98,10 @@ def _record_doc(record: DecisionRecord | None) -> list[str | None] | None:
 _TUPLES = ("aliases", "tags", "deprecates", "detached", "derived_from", "retires", "problems")
 
 
+@lru_cache(maxsize=4096)
 def memory_from_doc(doc: str, body: str) -> Memory:
+    """The memory an index row holds. Remembered for the rows read lately (a `Memory` is
+    frozen): a server reads the same pins and recalls for call after call."""
     data = json.loads(doc)
     for key in _TUPLES:
         data[key] = tuple(data[key])
