@@ -10,15 +10,29 @@ from memoryctl.storage.vault import Vault
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing that needs attention. Its message names no command: what a person can
+    do about it is data (`removable`, `decline`), and each face words it."""
+
     severity: str  # "error" or "warning"
     path: str
     message: str
+    removable: bool = False  # a leftover of a stopped write, which the repairs remove
+    decline: str | None = None  # the id of a proposal that can only be declined
 
     def line(self) -> str:
         return f"{self.severity}: {self.path}: {self.message}"
 
-    def as_json(self) -> dict[str, str]:
-        return {"severity": self.severity, "path": self.path, "message": self.message}
+    def as_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+        }
+        if self.removable:
+            data["removable"] = True
+        if self.decline:
+            data["decline"] = self.decline
+        return data
 
 
 def diagnose(vault: Vault) -> list[Finding]:
@@ -93,8 +107,8 @@ def review_findings(vault: Vault) -> list[Finding]:
                     Finding(
                         "warning",
                         proposal.path,
-                        f"unresolved: its target {target} no longer exists; "
-                        f"decline it (memoryctl review decline {proposal.id})",
+                        f"unresolved: its target {target} no longer exists; decline it",
+                        decline=proposal.id,
                     )
                 )
     naming = index.naming_retires()
@@ -128,14 +142,14 @@ def crash_findings(vault: Vault) -> list[Finding]:
     findings = []
     for leftover in leftovers(vault):
         if leftover.kind == "temporary":
-            message = "a temporary file left by a write that stopped (memoryctl doctor --fix)"
-            findings.append(Finding("warning", leftover.path, message))
+            message = "a temporary file left by a write that stopped"
+            findings.append(Finding("warning", leftover.path, message, removable=True))
         elif leftover.kind == "git-lock":
             message = (
                 f"left by a git that stopped {leftover.detail} ago; no commit can be made "
-                "until it is removed (memoryctl doctor --fix)"
+                "until it is removed"
             )
-            findings.append(Finding("error", leftover.path, message))
+            findings.append(Finding("error", leftover.path, message, removable=True))
         elif leftover.kind == "uncommitted":
             findings.append(Finding("warning", leftover.path, "saved but not committed"))
         else:

@@ -10,8 +10,11 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from memoryctl.actions import NewMemory, add_memory
-from memoryctl.storage import writelock
+from memoryctl.doctor import diagnose
+from memoryctl.storage import gitrepo, writelock
 from memoryctl.storage.vault import Vault, VaultBusy
 
 
@@ -321,6 +324,11 @@ def test_a_stale_git_lock_is_named_and_the_memory_is_still_saved(vault_dir, cli)
     assert result.code == 0 and result.out.strip()
     assert "saved but not committed" in result.err
     assert ".git/index.lock was left by a git that stopped 10 min ago" in result.err
+    # The core's sentence names no command; the command line adds what to type.
+    assert "memoryctl doctor --fix removes .git/index.lock" in result.err
+    with pytest.raises(gitrepo.GitLocked) as locked:
+        gitrepo.commit(vault_dir, ["memoryctl.toml"], "Touch")
+    assert "memoryctl" not in str(locked.value)
     assert cli("--vault", str(vault_dir), "show", result.out.strip()).code == 0
 
 
@@ -431,6 +439,10 @@ def test_doctor_reports_what_a_killed_write_left_and_fix_removes_the_leftovers(v
 
     doctor = cli(*v, "doctor")
     assert doctor.code == 1
+    # The findings name no command (each face words what to do); the CLI adds its own.
+    found = diagnose(Vault(vault_dir))
+    assert [f for f in found if "memoryctl " in f.message] == []
+    assert {f.path for f in found if f.removable} >= {".git/index.lock"}
     lines = doctor.out.splitlines()
     temporary = [
         line

@@ -145,8 +145,13 @@ def check_changes(vault, now: str | None = None) -> None:
 
 
 def finish(vault) -> None:
+    from memoryctl.cli.refusals import after_commit
+
     for text in vault.notices:
         note(text)
+    advice = after_commit(vault.last_commit.failed if vault.last_commit else None)
+    if advice:
+        note(advice)
 
 
 def read_body(value: str | None) -> str:

@@ -76,6 +76,7 @@ def _progress_printer() -> Callable[[int, int], None]:
 
 
 def cmd_doctor(args: argparse.Namespace) -> None:
+    from memoryctl.cli.refusals import worded_finding
     from memoryctl.doctor import diagnose
 
     vault = open_vault(args)
@@ -89,7 +90,7 @@ def cmd_doctor(args: argparse.Namespace) -> None:
         say("No problems found.")
     else:
         for finding in findings:
-            say(finding.line())
+            say(worded_finding(finding))
     if any(f.severity == "error" for f in findings):
         raise SystemExit(EXIT_USER)
 

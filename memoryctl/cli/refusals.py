@@ -6,8 +6,10 @@ from __future__ import annotations
 from memoryctl import review, review_actions
 from memoryctl.actions import NotAMoment
 from memoryctl.anchors import NoCodeRepository
+from memoryctl.doctor import Finding
 from memoryctl.editor_command import EditorNotFound
 from memoryctl.proposals import NoSuchProposal
+from memoryctl.storage.gitrepo import GitLocked
 from memoryctl.storage.vault import IdInSeveralFiles, VaultBusy
 
 
@@ -60,4 +62,20 @@ def worded(error: BaseException) -> str | None:
                 "no code repository: pass --repo PATH, or set repo under [anchors] in "
                 "memoryctl.toml"
             )
+    return None
+
+
+def worded_finding(finding: Finding) -> str:
+    """A doctor finding as the command line prints it: the core's line, then what to type."""
+    if finding.removable:
+        return f"{finding.line()} (memoryctl doctor --fix)"
+    if finding.decline:
+        return f"{finding.line()} (memoryctl review decline {finding.decline})"
+    return finding.line()
+
+
+def after_commit(failed: BaseException | None) -> str | None:
+    """What the command line adds when memoryctl's commit failed, if it has advice."""
+    if isinstance(failed, GitLocked) and failed.stale:
+        return f"memoryctl doctor --fix removes {failed.lock} (once no git is running)"
     return None

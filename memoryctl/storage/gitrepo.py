@@ -36,7 +36,7 @@ class GitLocked(GitError):
             minutes = int((age or 0) // 60)
             detail = (
                 f"{lock} was left by a git that stopped {minutes} min ago; "
-                "remove it if no git is running (memoryctl doctor --fix)"
+                "remove it if no git is running"
             )
         else:
             detail = f"another git holds {lock}; try again when it is done"

@@ -101,6 +101,7 @@ class Committed:
     # Files whose working copy also holds the person's own uncommitted edits: the commit
     # has only memoryctl's change, and their edits stay in the file, uncommitted.
     left_uncommitted: tuple[str, ...] = ()
+    failed: Exception | None = None  # why nothing was committed (git's lock, say)
 
 
 def index_path(root: Path) -> Path:
@@ -435,7 +436,7 @@ class Vault:
                     else None
                 )
             except gitrepo.GitError as error:
-                self.last_commit = Committed(None)
+                self.last_commit = Committed(None, failed=error)
                 self.index.notices.append(f"The change was saved but not committed: {error}")
                 return None
             self._note_pending(relpaths, done=True)
