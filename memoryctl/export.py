@@ -263,7 +263,35 @@ READERS = {
 }
 
 
-def tool_loads(bundle: Bundle, cwd: Path) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class TargetLoad:
+    """What one export target's tool will load of its file here, as the export would
+    write it: all of it, or up to its limit (`load`)."""
+
+    fmt: str
+    tool: str
+    file: str  # the file's name
+    size: int  # bytes
+    lines: int
+    load: Load | None = None  # None: the tool is not known to cut the file
+    notes: tuple[str, ...] = ()
+    error: str | None = None  # why this target cannot be exported here
+
+    @property
+    def is_cut(self) -> bool:
+        return self.load is not None and self.load.is_cut
+
+    def message(self) -> str:
+        if self.error is not None:
+            return self.error
+        if self.load is not None:
+            said = self.load.message()
+        else:
+            said = f"{self.tool} loads {self.file} whole ({self.size:,} bytes)"
+        return "; ".join([*self.notes, said])
+
+
+def tool_loads(bundle: Bundle, cwd: Path) -> list[TargetLoad]:
     """For each export target in `cwd`: what its tool will load of the file as the
     export would write it (nothing is written)."""
     found = []
@@ -273,13 +301,9 @@ def tool_loads(bundle: Bundle, cwd: Path) -> list[tuple[str, str]]:
             target, notes = _redirect(fmt, target, cwd)
             _, text = planned(bundle, fmt, target)
         except ExportError as error:
-            found.append((fmt, str(error)))
+            found.append(TargetLoad(fmt, reader, target.name, 0, 0, error=str(error)))
             continue
         load = what_is_loaded(target.name, text, marked_block(bundle) if fmt in MARKED else None)
-        if load is not None:
-            message = load.message()
-        else:
-            size = len(text.encode("utf-8"))
-            message = f"{reader} loads {target.name} whole ({size:,} bytes)"
-        found.append((fmt, "; ".join([*notes, message])))
+        size, lines = len(text.encode("utf-8")), len(text.splitlines())
+        found.append(TargetLoad(fmt, reader, target.name, size, lines, load, notes))
     return found

@@ -92,11 +92,54 @@ async def test_preview_then_export_writes_the_same_text(
         assert any(t.startswith("Wrote") for t in toasts(app))
 
 
+async def test_preview_says_what_each_tool_loads_here_and_where_codex_cuts(
+    app: MemoryApp, vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    # The owner's own rules fill AGENTS.md almost to Codex's 32 KiB: it reads the first
+    # part of memoryctl's block and never the rest.
+    (project / "AGENTS.md").write_text("# Rules\n" + ("r" * 99 + "\n") * 322)
+    (project / "CLAUDE.md").write_text("@AGENTS.md\n")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        await until(pilot, lambda: bool(screen.targets))
+        shown = str(screen.query_one("#preview-targets", Static).content)
+    from memoryctl.export import tool_loads
+
+    codex = next(t for t in tool_loads(screen.bundle, project) if t.fmt == "agents-md")
+    assert codex.is_cut and codex.load.cut_lines
+    kept, total = codex.load.kept_lines, codex.load.total_lines
+    assert f"AGENTS.md  Codex\n  loads {kept:,} of {total:,} lines; cut at" in shown
+    assert f"'{codex.load.cut_lines[0][:30]}…'" in shown
+    assert "CLAUDE.md imports AGENTS.md" in shown
+    assert "GEMINI.md  Gemini CLI\n  loads all" in shown
+    # The CLI says the same of the same file, and nothing was written.
+    result = subprocess.run(
+        [sys.executable, "-m", "memoryctl", "preview", "--vault", str(vault.root), "--targets"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert codex.message() in result.stderr
+    assert sorted(p.name for p in project.iterdir()) == ["AGENTS.md", "CLAUDE.md"]
+
+
 @pytest.mark.parametrize("theme", THEMES)
-def test_preview_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> None:
+def test_preview_screen_snapshot(
+    app: MemoryApp, theme: str, snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What each tool loads depends on the files of the folder memoryctl runs in.
+    (tmp_path / "project").mkdir()
+    monkeypatch.chdir(tmp_path / "project")
+    (tmp_path / "project" / "AGENTS.md").write_text("# Rules\n" + ("r" * 99 + "\n") * 322)
+
     async def run_before(pilot: Pilot) -> None:
         pilot.app.theme = theme
-        await open_preview(pilot)
+        screen = await open_preview(pilot)
+        await until(pilot, lambda: bool(screen.targets))
+        await settled(pilot)
         quiet(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -69,8 +69,8 @@ def cmd_preview(args: argparse.Namespace) -> None:
     if args.targets:
         from memoryctl.export import tool_loads
 
-        for target, message in tool_loads(bundle, Path.cwd()):
-            note(f"{target}: {message}")
+        for target in tool_loads(bundle, Path.cwd()):
+            note(f"{target.fmt}: {target.message()}")
 
 
 def cmd_export(args: argparse.Namespace) -> None:

@@ -25,6 +25,7 @@ from memoryctl.tui.widgets.token_meter import TokenMeter
 
 if TYPE_CHECKING:
     from memoryctl.bundle import Bundle
+    from memoryctl.export import TargetLoad
     from memoryctl.storage.vault import Vault
 
 DEBOUNCE = 0.3
@@ -62,6 +63,34 @@ def held_content(bundle: Bundle) -> Content:
     return Content("\n").join(
         Content.assemble((x.title, ""), (f"\n  {x.reason}", "$text-muted")) for x in bundle.excluded
     )
+
+
+def target_line(target: TargetLoad) -> Content:
+    """One export target: how much of its file its tool will load, and where it cuts."""
+    name = Content.assemble((target.file, "bold"), (f"  {target.tool}", "$text-muted"))
+    if target.error is not None:
+        return Content.assemble(name, (f"\n  ⚠ {target.error}", "$text-error"))
+    load = target.load
+    if load is None or not load.is_cut:
+        lines = load.total_lines if load is not None else target.lines
+        said = Content.assemble(name, f"\n  loads all {lines:,} lines")
+    else:
+        first = load.cut_lines[0] if load.cut_lines else ""
+        where = f"'{first[:30]}…'" if len(first) > 30 else f"'{first}'"
+        said = Content.assemble(
+            name,
+            (f"\n  loads {load.kept_lines:,} of {load.total_lines:,} lines", "$text-warning"),
+            (
+                f"; cut at\n  {where}" if first else "; cuts only the file's own text",
+                "$text-warning",
+            ),
+        )
+    notes = [Content.styled(f"\n  {note}", "$text-muted") for note in target.notes]
+    return Content.assemble(said, *notes)
+
+
+def targets_content(targets: list[TargetLoad]) -> Content:
+    return Content("\n").join(target_line(target) for target in targets)
 
 
 class PreviewScreen(AppScreen):
@@ -123,9 +152,17 @@ class PreviewScreen(AppScreen):
     class Exported(Message):
         said: str
 
+    @dataclass
+    class Loads(Message):
+        """What each export target's tool would load of this bundle, here."""
+
+        bundle: Bundle
+        targets: list[TargetLoad]
+
     def __init__(self, vault: Vault) -> None:
         super().__init__(vault)
         self.bundle: Bundle | None = None
+        self.targets: list[TargetLoad] = []
         self._debounce: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -150,6 +187,8 @@ class PreviewScreen(AppScreen):
                 yield Static(id="preview-sections")
                 yield Static("Held out", classes="heading")
                 yield Static(id="preview-held")
+                yield Static("What each tool loads here", classes="heading")
+                yield Static(id="preview-targets")
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -194,6 +233,25 @@ class PreviewScreen(AppScreen):
         self.query_one(TokenMeter).show("Bundle", bundle.used, bundle.budget)
         self.query_one("#preview-sections", Static).update(sections_content(bundle))
         self.query_one("#preview-held", Static).update(held_content(bundle))
+        self.weigh_targets(bundle, Path.cwd())
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="preview-targets",
+        exit_on_error=False,
+        name="what each tool loads",
+    )
+    def weigh_targets(self, bundle: Bundle, cwd: Path) -> None:
+        from memoryctl.export import tool_loads
+
+        self.post_message(self.Loads(bundle, tool_loads(bundle, cwd)))
+
+    @on(Loads)
+    def loads(self, message: Loads) -> None:
+        if message.bundle is self.bundle:
+            self.targets = message.targets
+            self.query_one("#preview-targets", Static).update(targets_content(message.targets))
 
     @on(Input.Changed, "#preview-message")
     def message_changed(self) -> None:
