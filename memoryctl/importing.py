@@ -178,6 +178,14 @@ def run_import(
     new_files: list[tuple[str, bytes]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []
     parts: dict[str, str] = {}  # every part read, with the digest of its text
+    moved = moved_items(
+        [
+            (_ref(label, path, i.ref), _ref(label, path, i.group), i.body)
+            for i in items
+            if isinstance(i, Found) and i.group
+        ],
+        existing,
+    )
     for done, item in enumerate(items, start=1):
         if progress and (done % 500 == 0 or done == len(items)):
             progress("checking", done, len(items))
@@ -194,8 +202,8 @@ def run_import(
         if not item.body.strip():
             report.skipped.append(Skipped(ref, "empty"))
             continue
-        parts[ref] = digest(item.body)
-        old = existing.get(ref)
+        old = existing.get(ref) or moved.get(ref)
+        parts[old.source_ref if old is not None and old.source_ref else ref] = digest(item.body)
         if old is not None:
             if unchanged(old, item.body):
                 report.skipped.append(Skipped(ref, f"{_UNCHANGED} {old.id}"))
@@ -232,6 +240,38 @@ def run_import(
     source_skips = [s for s in report.skipped if not s.reason.startswith(_UNCHANGED)]
     remembered.save(looked_at, parts, source_skips)
     return report
+
+
+def moved_items(
+    found: list[tuple[str, str, str]], existing: dict[str, Memory]
+) -> dict[str, Memory]:
+    """The memory each new list item (ref, its list, its text) came from, when its ref is
+    not one an import made. Of the memories of items its list no longer has: the one with
+    its text (the item was known by other words or by its place before), else the first
+    left (its first words were edited). An item with neither is new."""
+    seen = {ref for ref, _, _ in found}
+    groups: dict[str, list[Memory]] = {}  # the memories of items each list no longer has
+    for ref, memory in existing.items():
+        group, colon, _ = ref.rpartition(":")
+        if colon and "#" in group and ref not in seen:
+            groups.setdefault(group, []).append(memory)
+    fresh = [(ref, group, body) for ref, group, body in found if ref not in existing]
+    claimed: set[str] = set()
+    moved: dict[str, Memory] = {}
+    for ref, group, body in fresh:
+        for memory in groups.get(group, []):
+            if memory.id not in claimed and unchanged(memory, body):
+                moved[ref] = memory
+                claimed.add(memory.id)
+                break
+    for ref, group, _ in fresh:
+        if ref in moved:
+            continue
+        gone = [m for m in groups.get(group, []) if m.id not in claimed]
+        if gone:
+            moved[ref] = gone[0]
+            claimed.add(gone[0].id)
+    return moved
 
 
 def _write(

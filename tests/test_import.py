@@ -7,6 +7,7 @@ from each tool's documentation and public examples.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -75,7 +76,7 @@ def test_claude_code_topic_files_become_memories_with_their_name_type_and_descri
         f"{label}/feedback_pnpm.md",
         f"{label}/user_role.md",
         f"{label}/project_release.md",
-        f"{label}/MEMORY.md#Memory index > Loose notes:1",
+        f"{label}/MEMORY.md#Memory index > Loose notes:the-staging-database-is-reset-every",
     }
     assert [s.reason for s in report.skipped].count(
         "an index line for feedback_pnpm.md, imported from it"
@@ -95,9 +96,9 @@ def test_claude_md_sections_and_bullets_become_memories_and_memoryctls_block_is_
     label = source_label(path)
     refs = {m.ref: m for m in report.made}
     assert f"{label}/CLAUDE.md#Project guide > Build" in refs
-    assert refs[f"{label}/CLAUDE.md#Project guide > Conventions:3"].title.startswith(
-        "Never commit `.env` files; the pre-commit hook"
-    )
+    assert refs[
+        f"{label}/CLAUDE.md#Project guide > Conventions:never-commit-env-files-the-pre-commit"
+    ].title.startswith("Never commit `.env` files; the pre-commit hook")
     found = memories(vault_dir)
     assert all("exported by memoryctl earlier" not in m.body for m in found.values())
     example = found[f"{label}/CLAUDE.md#Project guide > Example of the memory block"]
@@ -199,6 +200,63 @@ def test_a_changed_source_proposes_a_replace_once_and_never_a_duplicate(vault_di
     again = imported(vault_dir, "agents-md", path)
     assert again.proposed == [] and again.commit is None
     assert any("was proposed before" in s.reason for s in again.skipped)
+
+
+def test_an_item_put_into_a_list_adds_one_memory_and_changes_nothing_else(vault_dir, sources):
+    path = sources / "claude-md"
+    first = imported(vault_dir, "claude-md", path)
+    claude = path / "CLAUDE.md"
+    claude.write_text(
+        claude.read_text().replace(
+            "- Use tabs in Go files.", "- Run gofmt.\n- Use tabs in Go files."
+        )
+    )
+    report = imported(vault_dir, "claude-md", path)
+    assert [m.title for m in report.made] == ["Run gofmt."]
+    assert report.proposed == []
+    assert len(memories(vault_dir)) == len(first.made) + 1
+
+
+def test_an_item_whose_first_words_changed_is_proposed_as_a_replace(vault_dir, sources):
+    path = sources / "claude-md"
+    first = imported(vault_dir, "claude-md", path)
+    claude = path / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("- Use tabs in Go files.", "- Tabs in Go files."))
+    report = imported(vault_dir, "claude-md", path)
+    assert report.made == []
+    [proposed] = report.proposed
+    assert proposed.title == "Use tabs in Go files."
+    assert len(memories(vault_dir)) == len(first.made)
+
+
+def test_items_an_earlier_import_knew_by_their_place_are_known_by_their_text(vault_dir, sources):
+    path = sources / "claude-md"
+    imported(vault_dir, "claude-md", path)
+    # As an earlier memoryctl recorded them: the list's items by their number.
+    by_place = re.compile(r"(Conventions:)[a-z0-9-]+")
+    renumbered = 0
+    for memory_path in sorted(vault_dir.glob("memories/**/*.md")):
+        text = memory_path.read_text()
+        if by_place.search(text):
+            renumbered += 1
+            memory_path.write_text(by_place.sub(rf"\g<1>{renumbered}", text))
+    assert renumbered == 3
+    subprocess.run(["git", "commit", "-qam", "Refs by place"], cwd=vault_dir, check=True)
+    assert (
+        sum(
+            ref.endswith(("Conventions:1", "Conventions:2", "Conventions:3"))
+            for ref in memories(vault_dir)
+        )
+        == 3
+    )
+    claude = path / "CLAUDE.md"
+    claude.write_text(
+        claude.read_text().replace(
+            "- Use tabs in Go files.", "- Run gofmt.\n- Use tabs in Go files."
+        )
+    )
+    report = imported(vault_dir, "claude-md", path)
+    assert [m.title for m in report.made] == ["Run gofmt."] and report.proposed == []
 
 
 def test_a_dry_run_reports_and_writes_nothing(vault_dir, sources):

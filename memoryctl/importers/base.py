@@ -41,6 +41,9 @@ class Found:
     created: str | None = None  # memoryctl's ISO text
     updated: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # keys kept as the source had them
+    # The list a part is an item of (FILE#section), when it is one: an item whose text
+    # was edited takes over the memory of the item its list no longer has.
+    group: str | None = None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memoryctl.actions import slug
 from memoryctl.bundle_formats import END
 from memoryctl.export import BEGIN_PREFIX, outside_code
 from memoryctl.importers.base import Found, Item, Skipped
@@ -101,5 +102,13 @@ def document_memories(label: str, text: str, *, tags: tuple[str, ...] = ()) -> I
         if items is None:
             yield Found(f"{label}#{name}", body, title=title, tags=tags)
             continue
-        for number, item in enumerate(items, start=1):
-            yield Found(f"{label}#{name}:{number}", item, tags=tags)
+        keys: dict[str, int] = {}
+        for item in items:
+            # An item is known by its first words, not its place: an item put in above it
+            # adds one memory and leaves the others as they were.
+            key = slug(item, 40)
+            keys[key] = keys.get(key, 0) + 1
+            if keys[key] > 1:
+                key = f"{key}-{keys[key]}"
+            group = f"{label}#{name}"
+            yield Found(f"{group}:{key}", item, tags=tags, group=group)
