@@ -12,6 +12,7 @@ folder at most 2 s.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import random
 import shutil
 from pathlib import Path
@@ -87,6 +88,7 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "import_target_ms": 10_000,
         "reimport_unchanged_ms": ms(again[0]),
         "reimport_target_ms": 2_000,
+        "load": os.getloadavg()[0],
         "machine": machine(),
     }
 
