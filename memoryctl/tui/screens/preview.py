@@ -1,6 +1,7 @@
 """What will the agent see if I say …? The bundle for a message and a profile, exactly
 as `memoryctl preview` prints it (the same renderer), with its token counts, what was
-held out and why, and an export to any format.
+held out and why, what each export target's tool would load of its file here (as
+`preview --targets` says it), and an export to any format.
 """
 
 from __future__ import annotations
