@@ -92,7 +92,7 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
         taken = ["."] if every_file else sorted({*settings, *memories})
         gitrepo.first_commit(path, taken, "Initialize memoryctl vault")
     else:
-        gitrepo.commit(path, settings, "Add memoryctl vault settings", gitsync.NO_FILTER)
+        gitrepo.commit(path, settings, "Add memoryctl vault settings", options=gitsync.NO_FILTER)
     others = gitrepo.untracked(path) if new_repo else []
     return InitReport(created, len(memories), others, added)
 

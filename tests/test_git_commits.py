@@ -166,3 +166,25 @@ def test_tree_ids_are_worked_out_as_git_works_them_out(repo):
         ["git", "mktree"], cwd=repo, input=lines, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert gitcommit.tree_id(entries) == made
+
+
+def test_init_in_an_existing_repository_commits_the_vault_settings(tmp_path):
+    from memoryctl.actions import init_vault
+    from memoryctl.storage import gitsync
+
+    root = tmp_path / "project"
+    root.mkdir()
+    gitrepo.init(root)
+    (root / "README.txt").write_text("my project\n")
+    subprocess.run(["git", "add", "README.txt"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "Mine"], cwd=root, check=True)
+    init_vault(root)
+    log = subprocess.run(
+        ["git", "log", "-1", "--format=%s", "--name-only"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert log[0] == "Add memoryctl vault settings"
+    assert {".gitignore", "memoryctl.toml", gitsync.ATTRIBUTES} <= set(log[1:])
