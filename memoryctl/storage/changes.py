@@ -60,24 +60,33 @@ class LiveChanges(IndexConnection):
         by_value = "" if value is None else "AND value_key = ? "
         for start in range(0, len(subjects), 200):
             part = list(subjects[start : start + 200])
-            rows = self._execute(
-                "SELECT mid, path, title, created, status, subject, predicate, value FROM notes "
-                f"WHERE subject IN ({','.join('?' * len(part))}) "
-                f"AND predicate IN ({','.join('?' * len(predicates))}) {by_value}"
-                f"AND {TYPED_FACT} AND +status != 'retired' AND broken IS NULL",
+            found += self._facts(
+                f"subject IN ({','.join('?' * len(part))}) "
+                f"AND predicate IN ({','.join('?' * len(predicates))}) {by_value}",
                 [*part, *predicates, *(() if value is None else (value,))],
             )
-            found += [
-                Memory(
-                    id=mid,
-                    path=path,
-                    title=title,
-                    created=created,
-                    status=status,
-                    subject=subject,
-                    predicate=predicate,
-                    value=value,
-                )
-                for mid, path, title, created, status, subject, predicate, value in rows
-            ]
         return found
+
+    def current_typed_facts(self) -> list[Memory]:
+        """Every typed fact not retired, read from the columns alone (see `facts_about`)."""
+        return self._facts("1 ", [])
+
+    def _facts(self, condition: str, params: Sequence[object]) -> list[Memory]:
+        rows = self._execute(
+            "SELECT mid, path, title, created, status, subject, predicate, value FROM notes "
+            f"WHERE {condition}AND {TYPED_FACT} AND +status != 'retired' AND broken IS NULL",
+            params,
+        )
+        return [
+            Memory(
+                id=mid,
+                path=path,
+                title=title,
+                created=created,
+                status=status,
+                subject=subject,
+                predicate=predicate,
+                value=value,
+            )
+            for mid, path, title, created, status, subject, predicate, value in rows
+        ]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memoryctl.memory import Memory
 from memoryctl.storage.contest_queries import NAMES_RETIREMENTS
+from memoryctl.storage.index_format import HAS_EXPIRY
 from memoryctl.storage.index_sync import IndexSync
 
 
@@ -72,20 +73,13 @@ class IndexHealth(IndexSync):
         status = "" if include_retired else "status != 'retired' AND "
         return self._headers(status + "doc NOT LIKE '%\"anchors\":[]%'")
 
-    def current_typed_facts(self) -> list[Memory]:
-        """Memories not retired that state a subject, a predicate and a value."""
-        return self._headers(
-            "status != 'retired' AND subject IS NOT NULL AND predicate IS NOT NULL "
-            "AND value IS NOT NULL"
-        )
-
     def with_typed_parts(self) -> list[Memory]:
         """Memories that state any of a subject, a predicate or a value."""
         return self._headers("(subject IS NOT NULL OR predicate IS NOT NULL OR value IS NOT NULL)")
 
     def current_with_expiry(self) -> list[Memory]:
         """Memories not retired that have an `expires` date."""
-        return self._headers("status != 'retired' AND doc NOT LIKE '%\"expires\":null%'")
+        return self._headers(f"{HAS_EXPIRY} AND status != 'retired'")
 
     def imported(self) -> list[Memory]:
         """Every readable memory an import made (its source kind is `import`), with its body."""
