@@ -35,20 +35,26 @@ def pending_targets(screen: ReviewScreen) -> set[tuple[str, str]]:
     return {(t, i.proposal.origin) for i in screen.state.pending for t in i.proposal.targets}
 
 
+async def sample_proposals_shown(pilot) -> ReviewScreen:
+    """The Review screen in front, once it lists what the sample vault's facts propose."""
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    await until(
+        pilot,
+        lambda: {(LISBON, "rule"), (NEOVIM, "explicit")} <= pending_targets(screen),
+        timeout=10,
+    )
+    return screen
+
+
 async def test_a_fact_written_on_disk_while_the_app_runs_shows_its_proposal(vault: Vault) -> None:
     app = make_app(vault, watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         await until(pilot, lambda: any(w.group == "watch" and w.is_running for w in app.workers))
         await show(pilot, "3")
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
         # What the sample vault's own facts propose is there from the start.
-        await until(
-            pilot,
-            lambda: {(LISBON, "rule"), (NEOVIM, "explicit")} <= pending_targets(screen),
-            timeout=10,
-        )
+        screen = await sample_proposals_shown(pilot)
 
         (vault.root / "memories/personal/home/lives-in-berlin.md").write_text(FACT)
         await until(pilot, lambda: (PORTO, "rule") in pending_targets(screen), timeout=10)
@@ -71,13 +77,8 @@ async def test_the_demo_opens_on_review_with_the_sample_vaults_proposals(vault: 
     app = make_app(vault, watch=True, start="review")
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
-        await until(
-            pilot,
-            lambda: {(LISBON, "rule"), (NEOVIM, "explicit")} <= pending_targets(screen),
-            timeout=10,
-        )
+        # What the sample vault's own facts propose is there from the start.
+        screen = await sample_proposals_shown(pilot)
         shown = screen.query_one("#proposals")
         assert shown.option_count >= 2
         # The proposal under the cursor is the one described beside the list.
