@@ -17,6 +17,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -491,17 +492,19 @@ class PendingAbout:
         self._seen: tuple[object, ...] | None = None
         self._by_target: dict[str, list[Proposal]] = {}
         self._stamps: dict[str, tuple[int, ...]] = {}
+        self._lock = threading.Lock()  # the TUI's workers ask from several threads
 
     def __call__(self, ids: Iterable[str]) -> list[Proposal]:
         ids = list(ids)
-        seen = self._signature()
-        if seen != self._seen:
-            self._reload(seen)
-        found = self._about(ids)
-        if any(self._stamp(p.path) != self._stamps.get(p.path) for p in found):
-            self._reload(seen)
+        with self._lock:
+            seen = self._signature()
+            if seen != self._seen:
+                self._reload(seen)
             found = self._about(ids)
-        return found
+            if any(self._stamp(p.path) != self._stamps.get(p.path) for p in found):
+                self._reload(seen)
+                found = self._about(ids)
+            return found
 
     def _signature(self) -> tuple[object, ...]:
         names = [relpath for relpath, _ in self.store._files()]
