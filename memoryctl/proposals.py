@@ -484,7 +484,9 @@ class PendingAbout:
     replaces the files it changes), or the listing's cache rewritten (after anything
     memoryctl files or decides), or the file of a proposal it is about to return
     changed. Only a hand edit in place of a proposal it does not return (a decided one
-    set back to pending) waits for the next of these.
+    set back to pending) waits for the next of these; so, on a file system whose clock
+    is coarse, does a file another program replaces within the same tick as a change
+    this already saw.
     """
 
     def __init__(self, store: ProposalStore) -> None:
@@ -492,6 +494,7 @@ class PendingAbout:
         self._seen: tuple[object, ...] | None = None
         self._by_target: dict[str, list[Proposal]] = {}
         self._stamps: dict[str, tuple[int, ...]] = {}
+        self._folders: list[str] = [PROPOSALS_DIR]  # `proposals/` and the folders in it
         self._lock = threading.Lock()  # the TUI's workers ask from several threads
 
     def __call__(self, ids: Iterable[str]) -> list[Proposal]:
@@ -507,12 +510,12 @@ class PendingAbout:
             return found
 
     def _signature(self) -> tuple[object, ...]:
-        names = [relpath for relpath, _ in self.store._files()]
-        folders = sorted({PROPOSALS_DIR, *(name.rpartition("/")[0] for name in names)})
+        """What changes when a file in the queue is added, removed or replaced: each
+        folder's size, time and inode, and the cache's. (Listing the names of 4,000 files
+        instead took a fifth of a bundle's time.)"""
         cache = self.store.cache
         return (
-            tuple(names),
-            tuple(self._stamp(folder, inode=True) for folder in folders),
+            tuple(self._stamp(folder, inode=True) for folder in self._folders),
             self._stamp(cache, inode=True) if cache is not None else None,
         )
 
@@ -524,6 +527,11 @@ class PendingAbout:
         return sorted(seen.values(), key=lambda p: (p.created, p.id))
 
     def _reload(self, seen: tuple[object, ...]) -> None:
+        names = [relpath for relpath, _ in self.store._files()]
+        folders = sorted({PROPOSALS_DIR, *(name.rpartition("/")[0] for name in names)})
+        if folders != self._folders:
+            self._folders = folders
+            seen = self._signature()
         pending = [p for p in self.store.load().proposals if p.is_pending]
         self._seen = seen if seen == self._signature() else None  # it changed as it was read
         self._by_target = {}
