@@ -4,11 +4,13 @@ The vault has N memories (a tenth of them typed facts) plus N/1000 (at least 5) 
 name an older memory in `retires`. A full check runs first and files what it finds.
 Then, 40 times each, one memory's file is edited as an editor would, the index syncs
 that one path (`sync_ms`), and the live checks run over it (`live_ms`): for a plain
-memory, for a typed fact (the rules compare it with every fact about its subject
-under its predicate and those that exclude it), and for a memory that names another
-in `retires`. Last, `check` runs again over the whole vault, finding everything
-already proposed (`check_again_s`), which is what "check everything now" costs on a
-vault whose queue is current.
+memory (`plain_memory`), for a typed fact (`typed_fact`: the rules read the facts
+that decide a proposal involving it, among a thousand about its subject under its
+predicate), and for a memory that names another in `retires` (`names_in_retires`).
+An edit of the text leaves every trigger as it was, so nothing is withdrawn. Last,
+`check` runs again over the whole vault, finding everything already proposed
+(`check_again_s`), which is what "check everything now" costs on a vault whose queue
+is current.
 
 The synthetic vault is not a git repository, so filing leaves out git's commit.
 
