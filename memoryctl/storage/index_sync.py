@@ -266,7 +266,7 @@ class IndexSync(IndexConnection):
 
     def _delete_all(self, conn: sqlite3.Connection) -> None:
         conn.execute("INSERT INTO note_fts(note_fts) VALUES ('delete-all')")
-        for table in ("tags", "derivations", "deprecations", "reach", "notes"):
+        for table in ("tags", "derivations", "deprecations", "reach", "removed", "notes"):
             conn.execute(f"DELETE FROM {table}")
         conn.execute("DELETE FROM meta WHERE key = ?", (LIVE_MARK,))
 
