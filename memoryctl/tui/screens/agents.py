@@ -108,7 +108,7 @@ class AgentsScreen(AppScreen):
     def on_mount(self) -> None:
         from memoryctl.mcp.agents import identities_path
 
-        self.query_one("#agents").loading = True
+        self.loading_soon(self.query_one("#agents"))
         self.reload()
         # `memoryctl agents add` and `revoke` write this file: the list follows it.
         self.follow_file(identities_path(), self.reload)
@@ -159,7 +159,7 @@ class AgentsScreen(AppScreen):
     @on(Read)
     def read_done(self, message: Read) -> None:
         table = self.query_one("#agents", DataTable)
-        table.loading = False
+        self.loaded(table)
         keep = table.cursor_row
         self.agents = message.agents
         table.clear()

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
@@ -77,6 +79,11 @@ class WorkFailed(Message):
     error: str
 
 
+# Content read sooner than this is painted at once: a loading indicator shown and taken
+# away in between costs more than the wait (the first visit to Preview, or to Agents).
+LOADING_AFTER = 0.2
+
+
 class AppScreen(Screen[None]):
     """A screen of the app: one user task over the vault."""
 
@@ -84,6 +91,22 @@ class AppScreen(Screen[None]):
         super().__init__()
         self.vault = vault
         self.screen_resumed: list[Callable[[], None]] = []
+        self._loading_soon: dict[Widget, Timer] = {}
+
+    def loading_soon(self, widget: Widget) -> None:
+        """Show `widget` as loading unless `loaded(widget)` comes first (LOADING_AFTER)."""
+
+        def show() -> None:
+            if self._loading_soon.pop(widget, None) is not None:
+                widget.loading = True
+
+        self._loading_soon[widget] = self.set_timer(LOADING_AFTER, show)
+
+    def loaded(self, widget: Widget) -> None:
+        timer = self._loading_soon.pop(widget, None)
+        if timer is not None:
+            timer.stop()
+        widget.loading = False
 
     def reload(self) -> None:
         """Read again what the screen shows (the files changed)."""
@@ -151,4 +174,6 @@ class AppScreen(Screen[None]):
         """Say what could not be done, and why. A screen that shows more (a list that
         stays empty, a message in a pane) extends this."""
         self.loading = False
+        for widget in list(self._loading_soon):
+            self.loaded(widget)  # nothing is coming
         self.notify(f"Could not {what}: {why}", severity="error", timeout=10)

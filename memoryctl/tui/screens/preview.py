@@ -193,7 +193,7 @@ class PreviewScreen(AppScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#preview-text", TextArea).loading = True
+        self.loading_soon(self.query_one("#preview-text", TextArea))
         self.query_one("#preview-side").border_title = "Tokens and what was left out"
         self.reload()
         self.follow_profiles(self.query_one("#preview-profile", Select))
@@ -228,7 +228,7 @@ class PreviewScreen(AppScreen):
             return  # the person typed on; a newer bundle is on its way
         bundle = self.bundle = message.bundle
         area = self.query_one("#preview-text", TextArea)
-        area.loading = False
+        self.loaded(area)
         area.load_text(bundle.text)
         area.border_title = f"What {bundle.profile.name} gets"
         self.query_one(TokenMeter).show("Bundle", bundle.used, bundle.budget)
