@@ -127,6 +127,28 @@ async def test_a_new_correction_shows_its_reach_before_it_is_saved(
 
 
 @pytest.mark.parametrize("theme", THEMES)
+def test_corrections_screen_with_a_detached_memory_snapshot(
+    app: MemoryApp, vault: Vault, theme: str, snap_compare
+) -> None:
+    from memoryctl.reach import detach
+
+    detach(vault, "q0csfnqc07", "ed8xn3kjds")
+
+    async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
+        screen = await open_corrections(pilot)
+        box = screen.query_one("#corrections", OptionList)
+        ids = [box.get_option_at_index(n).id for n in range(box.option_count)]
+        box.highlighted = ids.index("q0csfnqc07")
+        await until(pilot, lambda: [m.id for m in screen.detached] == ["ed8xn3kjds"])
+        await pilot.press("tab", "end")
+        await settled(pilot)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", THEMES)
 def test_corrections_screen_snapshot(app: MemoryApp, theme: str, snap_compare) -> None:
     async def run_before(pilot: Pilot) -> None:
         pilot.app.theme = theme
