@@ -90,7 +90,10 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
     memories = [f.relpath for f in scan(path, load_config(path)).files]
     if new_repo:
         taken = ["."] if every_file else sorted({*settings, *memories})
-        gitrepo.first_commit(path, taken, "Initialize memoryctl vault")
+        # The first commit names the vault on every device (its sealing key is filed under
+        # it), so it carries a random id: two vaults made alike in one second stay two.
+        message = f"Initialize memoryctl vault\n\nVault-Id: {secrets.token_hex(8)}"
+        gitrepo.first_commit(path, taken, message)
     else:
         gitrepo.commit(path, settings, "Add memoryctl vault settings", options=gitsync.NO_FILTER)
     others = gitrepo.untracked(path) if new_repo else []

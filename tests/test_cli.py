@@ -55,6 +55,24 @@ def test_init_creates_a_git_vault_with_settings_and_a_readme(tmp_path, cli):
     assert "already a vault" in again.out
 
 
+def test_two_vaults_made_alike_in_one_second_are_two_vaults(tmp_path, cli):
+    # A vault is known on every device by its first commit (its sealing key is filed under
+    # it), so two vaults made from the same files at the same moment must still differ.
+    firsts = []
+    for name in ("a", "b"):
+        assert cli("init", str(tmp_path / name)).code == 0
+        firsts.append(
+            subprocess.run(
+                ["git", "rev-list", "--max-parents=0", "HEAD"],
+                cwd=tmp_path / name,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
+    assert firsts[0] != firsts[1]
+
+
 def folder_of_notes_and_other_files(root: Path) -> Path:
     """A folder a person already keeps notes in, beside files that are not memories."""
     (root / "notes").mkdir(parents=True)
