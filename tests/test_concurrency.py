@@ -303,7 +303,9 @@ def test_a_full_reindex_leaves_a_reader_in_another_process_reading(vault_dir, cl
         assert cli(*v, "reindex", "--full").code == 0
     # Written after the reindex: a reader still on a deleted index file would not see it.
     added = cli(*v, "add", "Written after the reindex").out.strip()
-    stop.write_text(added)
+    ready = tmp_path / "stop.tmp"
+    ready.write_text(added)
+    ready.replace(stop)  # whole at once: the reader reads the id as soon as it sees the file
     code, out, _ = finished(reader)
     report = json.loads(out)
     assert code == 0 and report["errors"] == []
