@@ -7,6 +7,7 @@ from each tool's documentation and public examples.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import shutil
 import subprocess
@@ -139,7 +140,7 @@ def test_basic_memory_observations_and_relations(vault_dir, sources):
     imported(vault_dir, "basic-memory", path)
     label = source_label(path)
     found = memories(vault_dir)
-    water = found[f"{label}/coffee-brewing-methods.md#observation-2"]
+    water = found[f"{label}/coffee-brewing-methods.md#observations:water-at-96-c-extracts-best"]
     assert water.body.strip() == "Water at 96 °C extracts best"
     assert water.tags == ("technique", "brewing", "coffee") and water.kind == "procedure"
     note = found[f"{label}/coffee-brewing-methods.md"]
@@ -148,7 +149,67 @@ def test_basic_memory_observations_and_relations(vault_dir, sources):
         "relates_to Coffee Bean Origins",
         "requires Proper Grinding Technique",
     ]
-    assert f"{label}/people/paul-graham.md#observation-1" in found
+    assert f"{label}/people/paul-graham.md#observations:co-founded-y-combinator-in-2005" in found
+
+
+def test_an_observation_put_into_a_note_adds_one_memory_and_proposes_nothing(vault_dir, sources):
+    path = sources / "basic-memory"
+    first = imported(vault_dir, "basic-memory", path)
+    note = path / "coffee-brewing-methods.md"
+    note.write_text(
+        note.read_text().replace(
+            "## Observations\n", "## Observations\n- [method] Grind just before brewing\n"
+        )
+    )
+    report = imported(vault_dir, "basic-memory", path)
+    assert [m.title for m in report.made] == ["Grind just before brewing"]
+    assert report.proposed == []
+    assert len(memories(vault_dir)) == len(first.made) + 1
+
+
+def test_an_observation_whose_words_changed_is_proposed_as_a_replace(vault_dir, sources):
+    path = sources / "basic-memory"
+    first = imported(vault_dir, "basic-memory", path)
+    note = path / "coffee-brewing-methods.md"
+    note.write_text(note.read_text().replace("Water at 96 °C", "Water at 94 °C"))
+    report = imported(vault_dir, "basic-memory", path)
+    assert report.made == []
+    [proposed] = report.proposed
+    assert proposed.ref.endswith("#observations:water-at-94-c-extracts-best")
+    assert proposed.title == "Water at 96 °C extracts best"
+    assert len(memories(vault_dir)) == len(first.made)
+
+
+def _mem0_without_ids(path: Path, texts: list[str]) -> None:
+    records = [{"memory": text, "created_at": "2025-08-01T10:00:00Z"} for text in texts]
+    path.write_text(json.dumps({"results": records}))
+
+
+def test_a_mem0_memory_without_an_id_put_in_first_adds_one_memory(vault_dir, tmp_path):
+    path = tmp_path / "export.json"
+    _mem0_without_ids(path, ["Prefers tea in the morning", "Lives in Lisbon"])
+    imported(vault_dir, "mem0", path)
+    _mem0_without_ids(
+        path, ["Has a cat named Miso", "Prefers tea in the morning", "Lives in Lisbon"]
+    )
+    report = imported(vault_dir, "mem0", path)
+    assert [m.title for m in report.made] == ["Has a cat named Miso"]
+    assert report.proposed == []
+    assert len(memories(vault_dir)) == 3
+
+
+def test_a_mem0_memory_without_an_id_whose_text_changed_is_proposed_as_a_replace(
+    vault_dir, tmp_path
+):
+    path = tmp_path / "export.json"
+    _mem0_without_ids(path, ["Prefers tea in the morning", "Lives in Lisbon"])
+    imported(vault_dir, "mem0", path)
+    _mem0_without_ids(path, ["Prefers tea in the morning", "Lives in Porto"])
+    report = imported(vault_dir, "mem0", path)
+    assert report.made == []
+    [proposed] = report.proposed
+    assert proposed.title == "Lives in Lisbon"
+    assert len(memories(vault_dir)) == 2
 
 
 def test_mem0_keeps_its_ids_dates_and_categories(vault_dir, sources):

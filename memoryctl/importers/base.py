@@ -20,6 +20,7 @@ import frontmatter
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
+from memoryctl.actions import slug
 from memoryctl.memory import parse_moment
 from memoryctl.storage import yamlsubset
 
@@ -111,6 +112,15 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
         return {}, text
     metadata = post.metadata if isinstance(post.metadata, dict) else {}
     return {str(k): v for k, v in metadata.items()}, post.content
+
+
+def item_key(text: str, used: dict[str, int]) -> str:
+    """An item of a list known by its first words, not its place (a second item with the
+    same first words gets `-2`): an item put in above it adds one memory and leaves the
+    others as they were. `used` counts the keys given so far in the same list."""
+    key = slug(text, 40)
+    used[key] = used.get(key, 0) + 1
+    return key if used[key] == 1 else f"{key}-{used[key]}"
 
 
 def moment_or_none(value: Any) -> str | None:

@@ -4,8 +4,10 @@ A Basic Memory note is Markdown with frontmatter (`title`, `type`, `tags`,
 `permalink`). Anywhere in its text, an observation is a list item
 `- [category] text #tag (context)` and a relation is `- relation_type [[Target]]`.
 Each observation becomes a memory of its own, tagged with its category and its
-`#tags`; the note's other text, with its relations, becomes one memory that keeps the
-relations as `relations: ["relation_type Target", ...]`.
+`#tags`, and known by its first words (so an observation put in above it adds one
+memory, and one whose words changed proposes a replace); the note's other text, with
+its relations, becomes one memory that keeps the relations as
+`relations: ["relation_type Target", ...]`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     file_dates,
+    item_key,
     markdown_files,
     moment_or_none,
     read_text,
@@ -69,6 +72,8 @@ def read(path: Path) -> Iterator[Item]:
         prose: list[str] = []
         relations: list[str] = []
         observations = 0
+        keys: dict[str, int] = {}
+        group = f"{name}#observations"
         for line in body.split("\n"):
             observation = _OBSERVATION.fullmatch(line)
             if observation:
@@ -77,13 +82,14 @@ def read(path: Path) -> Iterator[Item]:
                 found_tags = tuple(dict.fromkeys(_TAG.findall(text)))
                 clean = _TAG.sub("", text).strip()
                 yield Found(
-                    f"{name}#observation-{observations}",
+                    f"{group}:{item_key(clean or text, keys)}",
                     clean or text,
                     kind=_KINDS.get(category.lower(), "fact"),
                     tags=tuple(dict.fromkeys((category, *found_tags, *tags))),
                     created=created,
                     updated=updated,
                     extra={"about": title},
+                    group=group,
                 )
                 continue
             relation = _RELATION.fullmatch(line)

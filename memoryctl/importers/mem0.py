@@ -3,7 +3,9 @@
 mem0's `get_all` (and the export built on it) gives a list of memories, bare or under
 `results` (or `memories`); each has an `id`, the text in `memory`, `created_at`,
 `updated_at`, often `categories`, `metadata` and the `user_id`, `agent_id` or `run_id`
-it belongs to. The id makes the ref, so a re-export of the same memories matches.
+it belongs to. The id makes the ref, so a re-export of the same memories matches; a
+memory without an id is known by its first words instead (never by its place, so one
+put in above it adds one memory and one whose words changed proposes a replace).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
+    item_key,
     moment_or_none,
     read_bytes,
 )
@@ -45,16 +48,18 @@ def read(path: Path) -> Iterator[Item]:
         records = _records(data)
     except ImportSourceError as error:
         raise ImportSourceError(f"{path}: {error}") from None
+    keys: dict[str, int] = {}
+    group = f"{path.name}#memories"
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             yield Skipped(f"{path.name}#{number}", "not a memory object")
             continue
         rid = record.get("id")
-        ref = f"{path.name}#{rid if rid else number}"
         text = record.get("memory") or record.get("text") or record.get("content")
         if not isinstance(text, str) or not text.strip():
-            yield Skipped(ref, "no text in `memory`")
+            yield Skipped(f"{path.name}#{rid if rid else number}", "no text in `memory`")
             continue
+        ref = f"{path.name}#{rid}" if rid else f"{group}:{item_key(text.strip(), keys)}"
         categories = record.get("categories")
         tags = tuple(str(c) for c in categories if c) if isinstance(categories, list) else ()
         owners = tuple(
@@ -68,4 +73,5 @@ def read(path: Path) -> Iterator[Item]:
             tags=tags + owners,
             created=moment_or_none(record.get("created_at")),
             updated=moment_or_none(record.get("updated_at")),
+            group=None if rid else group,
         )

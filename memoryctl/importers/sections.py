@@ -12,10 +12,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memoryctl.actions import slug
 from memoryctl.bundle_formats import END
 from memoryctl.export import BEGIN_PREFIX, outside_code
-from memoryctl.importers.base import Found, Item, Skipped
+from memoryctl.importers.base import Found, Item, Skipped, item_key
 
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
@@ -103,12 +102,6 @@ def document_memories(label: str, text: str, *, tags: tuple[str, ...] = ()) -> I
             yield Found(f"{label}#{name}", body, title=title, tags=tags)
             continue
         keys: dict[str, int] = {}
+        group = f"{label}#{name}"
         for item in items:
-            # An item is known by its first words, not its place: an item put in above it
-            # adds one memory and leaves the others as they were.
-            key = slug(item, 40)
-            keys[key] = keys.get(key, 0) + 1
-            if keys[key] > 1:
-                key = f"{key}-{keys[key]}"
-            group = f"{label}#{name}"
-            yield Found(f"{group}:{key}", item, tags=tags, group=group)
+            yield Found(f"{group}:{item_key(item, keys)}", item, tags=tags, group=group)
