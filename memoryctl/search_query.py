@@ -36,14 +36,15 @@ MESSAGE_MIN_WORDS = 5
 MESSAGE_POSTINGS = RANK_ALL
 # BM25 ranks at most this many matches: the most recently indexed ones.
 RANK_CAP = RANK_ALL
-# A message also recalls the memory that followed each of its best this many matches in
-# the same source (the next turn of a conversation, where an answer follows its
-# question), fused in by reciprocal rank at this weight. Measured on the recall
-# benchmark's conversations; see docs/ARCHITECTURE.md, "Recall".
+# A message also recalls the memories that followed each of its best this many matches
+# in the same source (the next turns of a conversation, where an answer follows what it
+# answers): the k-th next turn gains the k-th weight times the match's BM25 score, so
+# the turns after a strong match rank beside it and those after a weak one stay low. A
+# turn spoken by a person the message names scores this many times its own. Measured
+# on the recall benchmark's conversations; see docs/ARCHITECTURE.md, "Recall".
 NEXT_TURN_FROM = 20
-NEXT_TURN_WEIGHTS = (0.35, 0.35)
-FUSION_K = 60
-LEADING_WEIGHT = 0.5
+NEXT_TURN_WEIGHTS = (0.8, 0.7, 0.5)
+SPEAKER_BOOST = 1.2
 # FTS5 gives a term in more than half the memories an IDF of 1e-6: a BM25 score
 # smaller than this in size comes from such terms alone.
 NO_WEIGHT = 1e-4
@@ -232,21 +233,17 @@ def speaker(title: str) -> str | None:
 
 
 def with_next_turns(
-    ranked: Sequence[int],
+    scored: Sequence[tuple[int, float]],
     following: Mapping[int, Sequence[int]],
     leading: Set[int] = frozenset(),
 ) -> list[int]:
-    """The ranked rowids with the memories that followed each one fused in by reciprocal
-    rank: a following memory ranks beside a weaker match, never above the best ones."""
-    score: dict[int, float] = {}
-    for rank, rowid in enumerate(ranked):
-        score[rowid] = score.get(rowid, 0.0) + 1 / (FUSION_K + rank + 1)
-    for step, weight in enumerate(NEXT_TURN_WEIGHTS):
-        nexts = dict.fromkeys(
-            following[r][step] for r in ranked[:NEXT_TURN_FROM] if len(following.get(r, ())) > step
-        )
-        for rank, rowid in enumerate(nexts):
-            score[rowid] = score.get(rowid, 0.0) + weight / (FUSION_K + rank + 1)
-    for rank, rowid in enumerate(r for r in ranked if r in leading):
-        score[rowid] += LEADING_WEIGHT / (FUSION_K + rank + 1)
-    return sorted(score, key=lambda rowid: -score[rowid])
+    """The ranked matches (rowid, BM25 score: lower is better) with the memories that
+    followed them, best first: each following memory gains its weight's share of the
+    score of the match it followed, added to its own."""
+    relevance = {
+        rowid: -score * (SPEAKER_BOOST if rowid in leading else 1.0) for rowid, score in scored
+    }
+    for rowid, score in scored:
+        for weight, nxt in zip(NEXT_TURN_WEIGHTS, following.get(rowid, ()), strict=False):
+            relevance[nxt] = relevance.get(nxt, 0.0) - weight * score
+    return sorted(relevance, key=lambda rowid: -relevance[rowid])

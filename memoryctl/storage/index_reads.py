@@ -179,7 +179,7 @@ class IndexReads(IndexConnection):
         leading = {rowid for rowid in telling if rowid in spoken}
         if not following and not leading:
             return ranked
-        fused = search_query.with_next_turns(ranked, following, leading)
+        fused = search_query.with_next_turns(scored, following, leading)
         return self._current(fused, statuses)[:limit]
 
     def _speakers(self, rowids: Sequence[int], names: Sequence[str]) -> dict[int, str]:
