@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryctl import search_query
+from memoryctl import relations, search_query
 from memoryctl.context import context_bundle
 from memoryctl.matching import fold
 from memoryctl.storage.vault import Vault
@@ -315,3 +315,39 @@ def test_a_note_about_a_person_ranks_above_their_small_talk(vault_dir):
     )
     write_notes(vault_dir, MUSEUM)
     assert recalled(Vault(vault_dir), "Does Samira eat meat?")[0] == "samiraveg1"
+
+
+def test_a_message_about_my_sister_recalls_what_the_vault_says_she_said(vault_dir):
+    for mid, text in {
+        "sisterines": "Ines is my older sister; she has a five-year-old daughter, Noor.",
+        "priyaclimb": "Priya is my climbing partner; we go bouldering on Tuesdays.",
+    }.items():
+        (vault_dir / f"{mid}.md").write_text(
+            f"---\nid: {mid}\ntitle: {text}\ncreated: 2026-01-01\n---\n{text}\n",
+            encoding="utf-8",
+        )
+    chat(
+        vault_dir,
+        ("Ines: Big news, the bakery offered me the job!", "chat with Ines"),
+        ("Priya: The ferry company offered me the job!", "chat with Priya"),
+    )
+    found = recalled(Vault(vault_dir), "Where is my sister working now?")
+    # Nothing but the name the note gives "my sister" leads to her turn.
+    assert "turn000001" in found and "turn000002" not in found
+
+
+def test_a_relation_is_named_by_the_memories_that_state_it_exactly_first():
+    stop = search_query.STOPWORDS
+    notes = ["Felix is my partner. He cannot eat peanuts.", "Priya is my climbing partner."]
+    assert relations.named(("partner",), notes, stop) == "Felix"
+    assert relations.named(("climbing", "partner"), notes, stop) == "Priya"
+    assert relations.named(("sister",), ["Oma Rut is my grandmother."], stop) is None
+    assert relations.named(("grandmother",), ["Oma Rut is my grandmother on Mum's side"], stop) == (
+        "Oma Rut"
+    )
+    assert relations.named(("brother",), ["Lena: my brother Marek says hi"], stop) == "Marek"
+    # Two names stated as often name no one; capitals that are not a name are none.
+    assert relations.named(("boss",), ["Ada is my boss.", "Bea is my boss."], stop) is None
+    assert relations.named(("car",), ["Lena: is my car OK?"], stop) is None
+    assert relations.asked("my best friend's teacher", stop) == [("best", "friend"), ("best",)]
+    assert len(relations.asked("my cat " * 50_000, stop)) <= 2 * relations.MOST_RELATIONS

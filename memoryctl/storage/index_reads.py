@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memoryctl import search_query
+from memoryctl import relations, search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.index_format import TYPED_FACT, source_ref
@@ -12,6 +12,11 @@ from memoryctl.storage.parsing import memory_from_doc
 
 # How many matches of a query of common words are sorted by date (`_newest_matches`).
 RECENT_CANDIDATES = 2000
+# How many of the newest memories that say "my" and a relation's words are read for
+# the name they give it; a relation whose word is in more memories than
+# `RELATION_POSTINGS` is not looked up (finding its statements would be slow).
+RELATION_CANDIDATES = 50
+RELATION_POSTINGS = search_query.COMMON_POSTINGS
 
 
 class IndexReads(IndexConnection):
@@ -150,7 +155,12 @@ class IndexReads(IndexConnection):
         statuses: Sequence[str] | None = ("active",),
         message: bool = False,
     ) -> list[int]:
-        """Rowids of the best matches for a query (or a message to an agent), best first."""
+        """Rowids of the best matches for a query (or a message to an agent), best first.
+
+        A message that speaks of "my sister" also asks for the person the vault's
+        memories say is the sister (`relations`)."""
+        if message:
+            query = " ".join([query, *self._relatives(query)])
         plan = search_query.plan(
             query, self._document_frequency, self._note_count(), message=message
         )
@@ -181,6 +191,33 @@ class IndexReads(IndexConnection):
             return ranked
         fused = search_query.with_next_turns(scored, following, leading)
         return self._current(fused, statuses)[:limit]
+
+    def _relatives(self, message: str) -> list[str]:
+        """The names of the people a message calls "my ..." that it does not name, as the
+        newest memories that say "my" and the relation's words give them."""
+        names: list[str] = []
+        said = set(search_query.tokens(message))
+        resolved: set[str] = set()
+        for relation in relations.asked(message, search_query.STOPWORDS):
+            if relation[0] in resolved:
+                continue  # "my best friend" named them; "my best" asks nothing more
+            if self._document_frequency([relation[-1]])[relation[-1]] > RELATION_POSTINGS:
+                continue  # a word in thousands of memories ("my code") names no one
+            words = " ".join(search_query.match_term(t) for t in ("my", *relation))
+            match = f"NEAR({words}, {relations.MOST_WORDS - 1})"
+            rows = self._execute(
+                "SELECT body FROM notes WHERE rowid IN (SELECT rowid FROM note_fts "
+                "WHERE note_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
+                (match, RELATION_CANDIDATES),
+            )
+            name = relations.named(relation, (body for (body,) in rows), search_query.STOPWORDS)
+            if name is None:
+                continue
+            resolved.add(relation[0])
+            if not set(search_query.tokens(name)) <= said:
+                names.append(name)
+                said |= set(search_query.tokens(name))
+        return names
 
     def _speakers(self, rowids: Sequence[int], names: Sequence[str]) -> dict[int, str]:
         """Those of these memories that are turns spoken by one of these names ("Ines:
