@@ -40,11 +40,13 @@ RANK_CAP = RANK_ALL
 # in the same source (the next turns of a conversation, where an answer follows what it
 # answers): the k-th next turn gains the k-th weight times the match's BM25 score, so
 # the turns after a strong match rank beside it and those after a weak one stay low. A
-# turn spoken by a person the message names scores this many times its own. Measured
+# turn spoken by a person the message names scores this many times its own, and a turn
+# someone else spoke in a conversation that person is not in this many. Measured
 # on the recall benchmark's conversations; see docs/ARCHITECTURE.md, "Recall".
 NEXT_TURN_FROM = 20
 NEXT_TURN_WEIGHTS = (0.8, 0.7, 0.5)
 SPEAKER_BOOST = 1.2
+OTHER_SPEAKER = 0.5
 # FTS5 gives a term in more than half the memories an IDF of 1e-6: a BM25 score
 # smaller than this in size comes from such terms alone.
 NO_WEIGHT = 1e-4
@@ -236,14 +238,21 @@ def with_next_turns(
     scored: Sequence[tuple[int, float]],
     following: Mapping[int, Sequence[int]],
     leading: Set[int] = frozenset(),
+    elsewhere: Set[int] = frozenset(),
 ) -> list[int]:
     """The ranked matches (rowid, BM25 score: lower is better) with the memories that
-    followed them, best first: each following memory gains its weight's share of the
-    score of the match it followed, added to its own."""
-    relevance = {
-        rowid: -score * (SPEAKER_BOOST if rowid in leading else 1.0) for rowid, score in scored
+    followed them, best first. A match spoken by someone else in a conversation the
+    person the message names is not in (`elsewhere`) scores `OTHER_SPEAKER` times its
+    BM25 score; each following memory gains its weight's share of that score, added to
+    its own; and a match spoken by the person named (`leading`) then scores
+    `SPEAKER_BOOST` times its own."""
+    own = {
+        rowid: -score * (OTHER_SPEAKER if rowid in elsewhere else 1.0) for rowid, score in scored
     }
-    for rowid, score in scored:
+    relevance = {
+        rowid: value * (SPEAKER_BOOST if rowid in leading else 1.0) for rowid, value in own.items()
+    }
+    for rowid, value in own.items():
         for weight, nxt in zip(NEXT_TURN_WEIGHTS, following.get(rowid, ()), strict=False):
-            relevance[nxt] = relevance.get(nxt, 0.0) - weight * score
+            relevance[nxt] = relevance.get(nxt, 0.0) + weight * value
     return sorted(relevance, key=lambda rowid: -relevance[rowid])

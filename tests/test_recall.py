@@ -271,6 +271,20 @@ def test_a_message_naming_a_person_favours_the_turns_that_person_spoke(vault_dir
     assert search_query.speaker("Ines said the concert was loud") is None
 
 
+def test_a_message_naming_a_person_puts_their_chats_above_another_persons_turn(vault_dir):
+    chat(
+        vault_dir,
+        ("Priya: The gig last night! What a gig, the best gig of the year.", "chat with Priya"),
+        ("Lena: How was the gig?", "chat with Ines"),
+        ("Ines: Loud, and the gig ran late.", "chat with Ines"),
+    )
+    found = recalled(Vault(vault_dir), "What did Ines say about the gig?")
+    # Priya's turn names the gig three times, but the message asks about Ines: her turn
+    # and Lena's question in their chat come first, Priya's after them.
+    assert found[:2] == ["turn000003", "turn000002"]
+    assert found.index("turn000001") > 1
+
+
 def test_a_question_finds_its_memory_in_another_form_of_its_words(vault_dir):
     ids = write_notes(
         vault_dir,

@@ -177,7 +177,9 @@ class IndexReads(IndexConnection):
         # words in most memories (in a chat between two people, both names), tells
         # nothing of what is asked.
         telling = [rowid for rowid, score in scored if score < -search_query.NO_WEIGHT]
-        spoken = self._speakers(telling, search_query.leading_terms(query))
+        turns = self._turns(ranked)
+        names = set(search_query.leading_terms(query))
+        spoken = {r: turns[r][0] for r in telling if r in turns and turns[r][0] in names}
         topic = search_query.without_names(plan, set(spoken.values()))
         if spoken and topic:
             telling = self._matching(telling, topic)
@@ -189,7 +191,16 @@ class IndexReads(IndexConnection):
         leading = {rowid for rowid in telling if rowid in spoken}
         if not following and not leading:
             return ranked
-        fused = search_query.with_next_turns(scored, following, leading)
+        # A turn someone else spoke in a conversation the person asked about is not in
+        # says little about them.
+        their_chats = {turns[r][1] for r in spoken}
+        elsewhere = {
+            r
+            for r, (who, chat) in turns.items()
+            if spoken and who is not None and who not in spoken.values()
+            if chat not in their_chats
+        }
+        fused = search_query.with_next_turns(scored, following, leading, elsewhere)
         return self._current(fused, statuses)[:limit]
 
     def _relatives(self, message: str) -> list[str]:
@@ -219,16 +230,16 @@ class IndexReads(IndexConnection):
                 said |= set(search_query.tokens(name))
         return names
 
-    def _speakers(self, rowids: Sequence[int], names: Sequence[str]) -> dict[int, str]:
-        """Those of these memories that are turns spoken by one of these names ("Ines:
-        ..."), with the name."""
-        if not rowids or not names:
+    def _turns(self, rowids: Sequence[int]) -> dict[int, tuple[str | None, str | None]]:
+        """Who spoke each of these memories, if it is a turn of a conversation ("Ines:
+        ..." is by "ines"), and its source."""
+        if not rowids:
             return {}
         marks = ",".join("?" * len(rowids))
-        rows = self._execute(f"SELECT rowid, title FROM notes WHERE rowid IN ({marks})", rowids)
-        wanted = set(names)
-        said = {rowid: search_query.speaker(title) for rowid, title in rows}
-        return {rowid: name for rowid, name in said.items() if name in wanted}
+        rows = self._execute(
+            f"SELECT rowid, title, {source_ref()} FROM notes WHERE rowid IN ({marks})", rowids
+        )
+        return {rowid: (search_query.speaker(title), ref) for rowid, title, ref in rows}
 
     def _matching(self, rowids: Sequence[int], match: str) -> list[int]:
         """Those of these memories that a full-text query matches, in the same order."""
