@@ -59,23 +59,18 @@ class IndexSync(IndexConnection):
         """Bring the index up to date with the vault's files."""
         started = time.perf_counter()
         result = scan(self.root, self.config)
-        stamps = {
-            path: (size, mtime)
-            for path, size, mtime in self._execute("SELECT path, size, mtime_ns FROM notes")
-        }
+        stored = self._execute("SELECT path, size, mtime_ns FROM notes")
         report = SyncReport(scanned=len(result.files), skipped=result.skipped)
-        todo: list[FileStat] = []
-        seen: set[str] = set()
-        for stat in result.files:
-            seen.add(stat.relpath)
-            if not full and stamps.get(stat.relpath) == (stat.size, stat.mtime_ns):
-                report.unchanged += 1
-                continue
-            todo.append(stat)
-        gone = [path for path in stamps if path not in seen]
+        # A FileStat is a (path, size, mtime_ns) tuple, so the files whose size and mtime
+        # are unchanged are found by comparing sets (100,000 files on every open).
+        unchanged = set() if full else set(stored).intersection(result.files)
+        todo = [stat for stat in result.files if stat not in unchanged]
+        report.unchanged = len(unchanged)
+        on_disk = {stat.relpath for stat in result.files}
+        gone = [path for path, _, _ in stored if path not in on_disk]
         if todo or gone:
             paths = None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
-            with self._bulk_load(not stamps and len(todo) > _BULK_LOAD):
+            with self._bulk_load(not stored and len(todo) > _BULK_LOAD):
                 self._apply(todo, gone, paths, report, progress)
         report.problems = self.broken_files()
         report.seconds = time.perf_counter() - started
