@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoryctl.storage import yamlsubset
+from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.notefile import MAX_FILE_BYTES, NoteError, new_note, parse_bytes, parse_text
 
 BOM = "\ufeff".encode()
@@ -454,3 +454,21 @@ def test_every_sample_memory_reads_as_python_frontmatter_reads_it() -> None:
         theirs = frontmatter.loads(text)
         assert ours.data == theirs.metadata, path
         assert ours.body.strip() == theirs.content.strip(), path
+
+
+@given(st.text(alphabet="---...\n \tab:#", max_size=40), st.booleans())
+def test_a_file_is_split_alike_whether_read_line_by_line_or_searched(text: str, bom: bool) -> None:
+    """Files with "\n" alone for line breaks are split by searching (`_parse_split`); it
+    must find the same frontmatter, fences and body as reading line by line."""
+    text = "---\n" + text if not text.startswith("-") else text
+    first_break = text.find("\n")
+    if first_break <= 0:
+        return
+    results = []
+    for split in (lambda: notefile._parse_split(text, bom, first_break),
+                  lambda: notefile._parse_lines(text, bom)):  # fmt: skip
+        try:
+            results.append(split())
+        except NoteError as error:
+            results.append(str(error))
+    assert results[0] == results[1]

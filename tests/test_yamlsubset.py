@@ -524,3 +524,21 @@ def test_load_falls_back_to_pyyaml_for_what_the_fast_path_leaves() -> None:
     text = "base: &b x\nother: *b\ntitle: |\n  two\n  lines\n"
     assert load_fast(text) is None
     assert load(text) == {"base": "x", "other": "x", "title": "two\nlines\n"}
+
+
+@given(
+    st.tuples(
+        st.integers(0, 9999),
+        st.integers(0, 99),
+        st.integers(0, 99),
+        st.one_of(st.none(), st.tuples(*[st.integers(0, 99)] * 3)),
+    )
+)
+def test_dates_and_moments_read_like_pyyaml_even_impossible_ones(parts: tuple) -> None:
+    year, month, day, clock = parts
+    text = f"{year:04d}-{month:02d}-{day:02d}"
+    if clock is not None:
+        text += "T{:02d}:{:02d}:{:02d}Z".format(*clock)
+    (reading, *_) = pyyaml_readings(f"created: {text}\n")
+    assert same(load_fast(f"created: {text}\n"), reading)
+    assert same(load_fast(f"created: [{text}]\n"), reading and {"created": [reading["created"]]})

@@ -18,10 +18,16 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from memoryctl import matching, search_query
-from memoryctl.memory import Memory, normalized
+from memoryctl.memory import Memory
 from memoryctl.storage.changes import MARK as LIVE_MARK
 from memoryctl.storage.index_connection import IndexConnection
-from memoryctl.storage.parsing import ParsedFile, fts_title, memory_from_doc, parse_all
+from memoryctl.storage.parsing import (
+    NOTE_COLUMNS,
+    ParsedFile,
+    fts_title,
+    memory_from_doc,
+    parse_all,
+)
 from memoryctl.storage.scan import FileStat, scan
 
 Progress = Callable[[int, int], None]
@@ -31,6 +37,18 @@ Progress = Callable[[int, int], None]
 _BULK_REACH = 2000
 # An empty index filling with more files than this is built without a journal.
 _BULK_LOAD = 5000
+
+
+_INSERT_NOTE = (
+    f"INSERT INTO notes(rowid, {', '.join(NOTE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * (len(NOTE_COLUMNS) + 1))})"
+)
+# The tables of a memory's links: (table, column, the ParsedFile field it is filled from).
+_LINKS = (
+    ("tags", "tag", "tags"),
+    ("derivations", "source", "derived_from"),
+    ("deprecations", "needle", "needles"),
+)
 
 
 @dataclass
@@ -191,13 +209,12 @@ class IndexSync(IndexConnection):
                         )
                         report.unchanged += 1
                         continue
-                    memory = parsed.memory
                     if old is not None:
                         self._delete_row(conn, old[0])
                         report.changed += 1
-                    elif memory.id in gone_mids and memory.has_id:
+                    elif parsed.mid in gone_mids and parsed.has_id:
                         report.renamed += 1
-                        gone_mids.pop(memory.id)
+                        gone_mids.pop(parsed.mid)
                     else:
                         report.added += 1
                     fresh.append(parsed)
@@ -218,46 +235,16 @@ class IndexSync(IndexConnection):
         self, conn: sqlite3.Connection, rowids: list[int], files: list[ParsedFile]
     ) -> None:
         """Insert parsed files under the given rowids, in a few statements per batch."""
-        rows = []
-        fts = []
-        tags = []
-        derivations = []
-        needles = []
-        for rowid, parsed in zip(rowids, files, strict=True):
-            m = parsed.memory
-            rows.append(
-                (
-                    rowid, m.id, parsed.relpath, parsed.size, parsed.mtime_ns, parsed.sha,
-                    m.title, m.kind, m.status, m.pinned, m.pin_order, m.created, m.namespace,
-                    m.visibility, m.subject, m.predicate, m.value,
-                    normalized(m.value) if m.value is not None else None,
-                    m.is_correction and m.has_id,
-                    m.broken, len(m.problems), parsed.doc, m.body,
-                )
-            )  # fmt: skip
-            fts.append((rowid, parsed.folded_title, parsed.folded_body))
-            tags += [(rowid, tag) for tag in dict.fromkeys(m.tags)]
-            derivations += [(rowid, source) for source in dict.fromkeys(m.derived_from)]
-            # A correction with no id cannot be referred to, so it reaches nothing.
-            if m.deprecates and m.has_id:
-                needles += [
-                    (rowid, n)
-                    for n in dict.fromkeys(m.deprecates)
-                    if matching.check_needle(n) is None
-                ]
+        conn.executemany(_INSERT_NOTE, [(r, *p.row) for r, p in zip(rowids, files, strict=True)])
         conn.executemany(
-            "INSERT INTO notes(rowid, mid, path, size, mtime_ns, sha, title, kind, status, "
-            "pinned, pin_order, created, namespace, visibility, subject, predicate, value, "
-            "value_key, is_correction, broken, problems, doc, body) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            rows,
+            "INSERT INTO note_fts(rowid, title, body) VALUES (?,?,?)",
+            [(r, *p.fts) for r, p in zip(rowids, files, strict=True)],
         )
-        conn.executemany("INSERT INTO note_fts(rowid, title, body) VALUES (?,?,?)", fts)
-        conn.executemany("INSERT OR IGNORE INTO tags(note, tag) VALUES (?,?)", tags)
-        conn.executemany(
-            "INSERT OR IGNORE INTO derivations(note, source) VALUES (?,?)", derivations
-        )
-        conn.executemany("INSERT OR IGNORE INTO deprecations(note, needle) VALUES (?,?)", needles)
+        for table, column, part in _LINKS:
+            conn.executemany(
+                f"INSERT OR IGNORE INTO {table}(note, {column}) VALUES (?,?)",
+                [(r, v) for r, p in zip(rowids, files, strict=True) for v in getattr(p, part)],
+            )
 
     def _delete_all(self, conn: sqlite3.Connection) -> None:
         conn.execute("INSERT INTO note_fts(note_fts) VALUES ('delete-all')")

@@ -22,6 +22,10 @@ _UNSET = object()
 BOM = "\ufeff"
 _FENCE = re.compile(r"---[ \t]*")
 _CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+# Where a file has no line break but "\n" (nearly every file), its frontmatter is found
+# by these searches instead of splitting the whole file into lines.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_CLOSE_LINE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _TOP_KEY = re.compile(
     r"""(?:"[^"]*"|'[^']*'|[^\s#\-?:][^:]*?|-[^\s:][^:]*?)[ \t]*:(?:[ \t\r\n]|$)"""
 )
@@ -193,6 +197,14 @@ def parse_text(text: str) -> NoteFile:
     bom = text.startswith(BOM)
     if bom:
         text = text[1:]
+    first_break = text.find("\n")
+    if first_break > 0 and not _OTHER_BREAKS.search(text):
+        return _parse_split(text, bom, first_break)
+    return _parse_lines(text, bom)
+
+
+def _parse_lines(text: str, bom: bool) -> NoteFile:
+    """`parse_text` line by line, for a text with any kind of line break."""
     newline = "\r\n" if "\r\n" in text[:4096] else "\n"
     lines = text.splitlines(keepends=True)
     if not lines or not _FENCE.fullmatch(lines[0].rstrip("\r\n")):
@@ -203,7 +215,32 @@ def parse_text(text: str) -> NoteFile:
     else:
         raise NoteError("frontmatter has no closing '---' line")
     newline = "\r\n" if lines[0].endswith("\r\n") else "\n"  # the frontmatter's, not the body's
-    fm_text = "".join(lines[1:end])
+    return _with_frontmatter(
+        bom, newline, lines[0], "".join(lines[1:end]), lines[end], "".join(lines[end + 1 :])
+    )
+
+
+def _parse_split(text: str, bom: bool, first_break: int) -> NoteFile:
+    """`parse_text` for a text whose only line break is "\n", from searches alone."""
+    if not _FENCE.fullmatch(text, 0, first_break):
+        return NoteFile(bom=bom, newline="\n", has_frontmatter=False, body=text)
+    close = _CLOSE_LINE.search(text, first_break + 1)
+    if close is None:
+        raise NoteError("frontmatter has no closing '---' line")
+    after = close.end() + 1  # past the closing line's "\n", when it has one
+    return _with_frontmatter(
+        bom,
+        "\n",
+        text[: first_break + 1],
+        text[first_break + 1 : close.start()],
+        text[close.start() : after],
+        text[after:],
+    )
+
+
+def _with_frontmatter(
+    bom: bool, newline: str, open_fence: str, fm_text: str, close_fence: str, body: str
+) -> NoteFile:
     try:
         data = yamlsubset.load(fm_text)
     except yaml.YAMLError as error:
@@ -223,10 +260,10 @@ def parse_text(text: str) -> NoteFile:
         bom=bom,
         newline=newline,
         has_frontmatter=True,
-        open_fence=lines[0],
+        open_fence=open_fence,
         frontmatter=fm_text,
-        close_fence=lines[end],
-        body="".join(lines[end + 1 :]),
+        close_fence=close_fence,
+        body=body,
         data={str(k): v for k, v in data.items()},
     )
 
