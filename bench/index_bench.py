@@ -5,7 +5,9 @@ python -m bench.index_bench --n 100000
 
 from __future__ import annotations
 
+import os
 import random
+import resource
 from pathlib import Path
 
 from bench.common import (
@@ -27,17 +29,21 @@ def run(n: int, workdir: Path, queries: int = 300) -> dict[str, object]:
     info = synth_vault(workdir, f"index-{n}", SynthSpec(n=n, pins=30))
     fresh_cache(workdir, f"index-{n}")
 
+    cpu_before = _cpu_seconds()
     with timer() as cold:
         vault = Vault(info.root)
         _ = vault.index
+    cold_cpu = _cpu_seconds() - cpu_before
     report = vault.last_sync
     assert report is not None and report.scanned == n, report
     vault.close()
-    log(f"cold index {cold[0]:.2f} s")
+    log(f"cold index {cold[0]:.2f} s ({cold_cpu:.1f} s of CPU with its workers)")
 
+    cpu_before = _cpu_seconds()
     with timer() as warm:
         vault = Vault(info.root)
         _ = vault.index
+    warm_cpu = _cpu_seconds() - cpu_before
     log(f"warm open {warm[0]:.2f} s")
 
     edited = info.root / "memories" / info.ids[n // 2][:2] / f"{info.ids[n // 2]}.md"
@@ -63,8 +69,13 @@ def run(n: int, workdir: Path, queries: int = 300) -> dict[str, object]:
         "benchmark": "index",
         "memories": n,
         "machine": machine(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
         "cold_index_s": round(cold[0], 2),
+        # CPU seconds of this process and its parsing workers: comparable between runs on
+        # a busy machine, where the wall-clock figures are not.
+        "cold_index_cpu_s": round(cold_cpu, 2),
         "warm_open_s": round(warm[0], 3),
+        "warm_open_cpu_s": round(warm_cpu, 3),
         "reindex_one_edit_ms": ms(one_edit[0]),
         "edit_then_full_sync_ms": ms(edit_full_sync[0]),
         "keyword_search": keyword,
@@ -83,6 +94,12 @@ def run(n: int, workdir: Path, queries: int = 300) -> dict[str, object]:
     }
     vault.close()
     return figures
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
 if __name__ == "__main__":
