@@ -61,14 +61,21 @@ class IndexLists(IndexConnection):
         where, params = _where(filters)
         return self._execute(f"SELECT count(*) FROM notes{where}", params)[0][0]
 
-    def rowids_in_order(self, filters: ListFilters = EVERY_MEMORY) -> list[int]:
-        """The rowids `list` returns for these filters, in its order: newest first.
+    def rowids_in_order(
+        self, filters: ListFilters = EVERY_MEMORY, limit: int | None = None
+    ) -> list[int]:
+        """The rowids `list` returns for these filters, in its order: newest first; the
+        first `limit` of them when it is given.
 
         A list that pages through these reads any page, however deep, as quickly as the
         first (OFFSET would step over every row before it).
         """
         where, params = _where(filters)
-        rows = self._execute(f"SELECT rowid FROM notes{where} ORDER BY created DESC, mid", params)
+        sql = f"SELECT rowid FROM notes{where} ORDER BY created DESC, mid"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        rows = self._execute(sql, params)
         return [rowid for (rowid,) in rows]
 
     def namespaces_and_tags(self, most_tags: int = 200) -> tuple[list[str], list[str]]:

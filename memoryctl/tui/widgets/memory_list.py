@@ -15,9 +15,10 @@ from typing import ClassVar, Protocol
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
+from rich.style import Style
 from textual import events, on, work
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -27,6 +28,7 @@ from textual.worker import get_current_worker
 from memoryctl.corrections import ReachSource, overtaken
 from memoryctl.memory import KINDS, Memory, marks
 from memoryctl.tui.list_filter import ListFilter
+from memoryctl.tui.workers import QUIET
 
 PAGE_SIZE = 100
 KEEP_PAGES = 8
@@ -124,6 +126,18 @@ class RowPages:
             return []
         pages = range(first // self.page_size, last // self.page_size + 1)
         return [p for p in pages if p not in self._pages and p not in self.failed]
+
+
+@dataclass(frozen=True)
+class LineStyles:
+    """The styles of a row's parts, as the list's CSS says them now."""
+
+    base: Style
+    cursor: Style
+    pending: Style
+    date: Style
+    kind: Style
+    marks: dict[str, Style]
 
 
 class MemoryList(ScrollView, can_focus=True):
@@ -265,6 +279,7 @@ class MemoryList(ScrollView, can_focus=True):
         self.pages: RowPages | None = None
         self._fetching = False
         self._request_scheduled = False
+        self._styles: LineStyles | None = None
 
     # --- what the list shows ---------------------------------------------------------
 
@@ -315,17 +330,43 @@ class MemoryList(ScrollView, can_focus=True):
 
     # --- rendering -------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The styles are worked out once a paint, not once a row: `rich_style` walks every
+        # ancestor's styles, which was most of drawing a row.
+        self._styles = None
+        return super().render_lines(crop)
+
+    def notify_style_update(self) -> None:
+        self._styles = None
+        super().notify_style_update()
+
+    @property
+    def line_styles(self) -> LineStyles:
+        if self._styles is None:
+            base = self.rich_style
+            get = self.get_component_rich_style
+            self._styles = LineStyles(
+                base=base,
+                cursor=base + get("memory-list--cursor"),
+                pending=base + get("memory-list--pending"),
+                date=base + get("memory-list--date"),
+                kind=base + get("memory-list--kind"),
+                marks={mark: base + get(name) for mark, name in self.MARK_CLASSES.items()},
+            )
+        return self._styles
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        styles = self.line_styles
+        base = styles.base
         number = round(self.scroll_offset.y) + y
         pages = self.pages
         if pages is None:
             return Strip.blank(width, base)
         if pages.count == 0:
             if y == 0 and self.empty_text:
-                style = base + self.get_component_rich_style("memory-list--pending")
-                return Strip([Segment(f" {self.empty_text}", style)]).crop_extend(0, width, base)
+                line = Strip([Segment(f" {self.empty_text}", styles.pending)])
+                return line.crop_extend(0, width, base)
             return Strip.blank(width, base)
         if number >= pages.count:
             return Strip.blank(width, base)
@@ -342,35 +383,29 @@ class MemoryList(ScrollView, can_focus=True):
         return self._row_line(row, number == self.cursor, width)
 
     def _row_line(self, row: Row, is_cursor: bool, width: int) -> Strip:
-        base = self.rich_style
-        get = self.get_component_rich_style
+        styles = self.line_styles
+        base = styles.base
         memory = row.memory
         lead = f"{row.marks} {memory.created[:10]} {memory.kind:<{KIND_WIDTH}} "
         title = fit(memory.title, width - cell_len(lead))
         if is_cursor:
-            cursor = base + get("memory-list--cursor")
-            return Strip([Segment(lead + title, cursor)]).crop_extend(0, width, cursor)
-        segments = [
-            Segment(
-                mark, base + get(self.MARK_CLASSES[mark]) if mark in self.MARK_CLASSES else base
+            return Strip([Segment(lead + title, styles.cursor)]).crop_extend(
+                0, width, styles.cursor
             )
-            for mark in row.marks
-        ]
+        segments = [Segment(mark, styles.marks.get(mark, base)) for mark in row.marks]
         segments += [
             Segment(" ", base),
-            Segment(memory.created[:10], base + get("memory-list--date")),
+            Segment(memory.created[:10], styles.date),
             Segment(" ", base),
-            Segment(f"{memory.kind:<{KIND_WIDTH}}", base + get("memory-list--kind")),
+            Segment(f"{memory.kind:<{KIND_WIDTH}}", styles.kind),
             Segment(" ", base),
             Segment(title, base),
         ]
         return Strip(segments).crop_extend(0, width, base)
 
     def _pending_line(self, pages: RowPages, number: int, width: int) -> Strip:
-        base = self.rich_style
-        style = base + self.get_component_rich_style(
-            "memory-list--cursor" if number == self.cursor else "memory-list--pending"
-        )
+        styles = self.line_styles
+        style = styles.cursor if number == self.cursor else styles.pending
         error = pages.failed.get(number // pages.page_size)
         text = f"     could not read the index: {error}" if error else "     …"
         return Strip([Segment(text, style)]).crop_extend(0, width, style)
@@ -388,7 +423,7 @@ class MemoryList(ScrollView, can_focus=True):
             self._fetching = True
             self._fetch_page(self.pages, wanted[0])
 
-    @work(thread=True, group="memory-list-pages", exit_on_error=False)
+    @work(thread=True, group="memory-list-pages", exit_on_error=False, description=QUIET)
     def _fetch_page(self, pages: RowPages, page: int) -> None:
         try:
             rows = pages.fetch(page)
