@@ -111,10 +111,10 @@ async def test_preview_says_what_each_tool_loads_here_and_where_codex_cuts(
     codex = next(t for t in tool_loads(screen.bundle, project) if t.fmt == "agents-md")
     assert codex.is_cut and codex.load.cut_lines
     kept, total = codex.load.kept_lines, codex.load.total_lines
-    assert f"AGENTS.md  Codex\n  loads {kept:,} of {total:,} lines; cut at" in shown
+    assert f"AGENTS.md  Codex\n  loads {kept:,} of the file's {total:,} lines; cut at" in shown
     assert f"'{codex.load.cut_lines[0][:30]}…'" in shown
     assert "CLAUDE.md imports AGENTS.md" in shown
-    assert "GEMINI.md  Gemini CLI\n  loads all" in shown
+    assert "GEMINI.md  Gemini CLI\n  loads the whole file" in shown
     # The CLI says the same of the same file, and nothing was written.
     result = subprocess.run(
         [sys.executable, "-m", "memoryctl", "preview", "--vault", str(vault.root), "--targets"],

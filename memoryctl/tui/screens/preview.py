@@ -23,6 +23,7 @@ from memoryctl.tui.screens.base import AppScreen, WorkFailed, opened_index
 from memoryctl.tui.widgets.export_dialog import ExportChoice, ExportScreen
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.token_meter import TokenMeter
+from memoryctl.tui.workers import QUIET
 
 if TYPE_CHECKING:
     from memoryctl.bundle import Bundle
@@ -67,20 +68,24 @@ def held_content(bundle: Bundle) -> Content:
 
 
 def target_line(target: TargetLoad) -> Content:
-    """One export target: how much of its file its tool will load, and where it cuts."""
+    """One export target: how much of the file an export here would write its tool
+    will load, and where it cuts. It speaks of the file, not of the bundle beside it."""
     name = Content.assemble((target.file, "bold"), (f"  {target.tool}", "$text-muted"))
     if target.error is not None:
         return Content.assemble(name, (f"\n  ⚠ {target.error}", "$text-error"))
     load = target.load
     if load is None or not load.is_cut:
         lines = load.total_lines if load is not None else target.lines
-        said = Content.assemble(name, f"\n  loads all {lines:,} lines")
+        said = Content.assemble(name, f"\n  loads the whole file, {lines:,} lines")
     else:
         first = load.cut_lines[0] if load.cut_lines else ""
         where = f"'{first[:30]}…'" if len(first) > 30 else f"'{first}'"
         said = Content.assemble(
             name,
-            (f"\n  loads {load.kept_lines:,} of {load.total_lines:,} lines", "$text-warning"),
+            (
+                f"\n  loads {load.kept_lines:,} of the file's {load.total_lines:,} lines",
+                "$text-warning",
+            ),
             (
                 f"; cut at\n  {where}" if first else "; cuts only the file's own text",
                 "$text-warning",
@@ -165,6 +170,7 @@ class PreviewScreen(AppScreen):
         self.bundle: Bundle | None = None
         self.targets: list[TargetLoad] = []
         self._debounce: Timer | None = None
+        self._asked: tuple[str, str | None] | None = None  # the last bundle asked for
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -188,7 +194,7 @@ class PreviewScreen(AppScreen):
                 yield Static(id="preview-sections")
                 yield Static("Held out", classes="heading")
                 yield Static(id="preview-held")
-                yield Static("What each tool loads here", classes="heading")
+                yield Static("If exported here (ctrl+s)", classes="heading")
                 yield Static(id="preview-targets")
         yield KeysFooter()
 
@@ -213,6 +219,7 @@ class PreviewScreen(AppScreen):
         return self.query_one("#preview-text", TextArea).text
 
     def reload(self) -> None:
+        self._asked = (self.profile, self.message)
         self.build(self.profile, self.message)
 
     @work(
@@ -229,12 +236,25 @@ class PreviewScreen(AppScreen):
         bundle = self.bundle = message.bundle
         area = self.query_one("#preview-text", TextArea)
         self.loaded(area)
-        area.load_text(bundle.text)
+        # Laying out a bundle's text and the side panel is most of showing a new bundle:
+        # what did not change is left as it is (a message that recalls nothing new).
+        if area.text != bundle.text:
+            area.load_text(bundle.text)
         area.border_title = f"What {bundle.profile.name} gets"
         self.query_one(TokenMeter).show("Bundle", bundle.used, bundle.budget)
-        self.query_one("#preview-sections", Static).update(sections_content(bundle))
-        self.query_one("#preview-held", Static).update(held_content(bundle))
-        self.weigh_targets(bundle, Path.cwd())
+        self._show("#preview-sections", sections_content(bundle))
+        self._show("#preview-held", held_content(bundle))
+        # Weighed once the bundle is painted: its thread would hold the GIL meanwhile.
+        self.call_after_refresh(self.weigh_targets, bundle, Path.cwd())
+
+    def _show(self, selector: str, content: Content) -> None:
+        static = self.query_one(selector, Static)
+        shown = static.content
+        if not (
+            isinstance(shown, Content)
+            and (shown.plain, shown.spans) == (content.plain, content.spans)
+        ):
+            static.update(content)
 
     @work(
         thread=True,
@@ -242,6 +262,7 @@ class PreviewScreen(AppScreen):
         group="preview-targets",
         exit_on_error=False,
         name="what each tool loads",
+        description=QUIET,
     )
     def weigh_targets(self, bundle: Bundle, cwd: Path) -> None:
         from memoryctl.export import tool_loads
@@ -252,7 +273,7 @@ class PreviewScreen(AppScreen):
     def loads(self, message: Loads) -> None:
         if message.bundle is self.bundle:
             self.targets = message.targets
-            self.query_one("#preview-targets", Static).update(targets_content(message.targets))
+            self._show("#preview-targets", targets_content(message.targets))
 
     @on(Input.Changed, "#preview-message")
     def message_changed(self) -> None:
@@ -269,7 +290,8 @@ class PreviewScreen(AppScreen):
 
     @on(Select.Changed, "#preview-profile")
     def profile_changed(self) -> None:
-        self.reload()
+        if self._asked is None or self._asked[0] != self.profile:
+            self.reload()  # not when the picker first shows the profile the screen built for
 
     def action_focus_message(self) -> None:
         self.query_one("#preview-message", Input).focus()
@@ -314,7 +336,14 @@ class PreviewScreen(AppScreen):
         if choice is not None and self.bundle is not None:
             self.export(self.bundle, choice, Path.cwd())
 
-    @work(thread=True, exclusive=True, group="preview-export", exit_on_error=False, name="export")
+    @work(
+        thread=True,
+        exclusive=True,
+        group="preview-export",
+        exit_on_error=False,
+        name="export",
+        description=QUIET,
+    )
     def export(self, bundle: Bundle, choice: ExportChoice, cwd: Path) -> None:
         from memoryctl.export import ExportError, Written, export
 
