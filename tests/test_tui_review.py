@@ -339,3 +339,20 @@ async def test_a_proposal_decided_elsewhere_is_refused_in_the_screens_words(
     assert f"{item.proposal.id} was already declined" in said
     assert said.endswith("u on the Decisions tab reopens it")
     assert "memoryctl" not in said
+
+
+async def test_proposals_arriving_after_an_empty_queue_show_their_change_beside_them(
+    app: MemoryApp, vault: Vault
+) -> None:
+    from memoryctl.tui.screens.base import FilesChanged
+
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        detail = screen.query_one("#proposal-text", Static)
+        assert str(detail.content).startswith("Nothing waits")
+        # A check proposes while the screen is open (the watcher tells every screen).
+        propose(vault, "mangoes", "agent", "codex", "the user said they went off mangoes")
+        screen.post_message(FilesChanged([]))
+        await until(pilot, lambda: bool(screen.rows))
+        await until(pilot, lambda: str(detail.content).startswith("Retire"))
+        assert "the user said they went off mangoes" in str(detail.content)

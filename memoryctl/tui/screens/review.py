@@ -30,6 +30,7 @@ from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.modals import ConfirmScreen
 from memoryctl.tui.widgets.tab_keys import TAB_KEYS, focus_in_tab, step_tab, tab_bar_has_focus
+from memoryctl.tui.workers import QUIET
 from memoryctl.wording import counted
 
 if TYPE_CHECKING:
@@ -294,6 +295,7 @@ class ReviewScreen(AppScreen):
         self.rows: list[Item | None] = []  # the proposals list's options; None for a heading
         self.undo_stack: list[str] = []
         self.log_follows: str | None = None  # a proposal the Decisions cursor goes to next
+        self.detail_of: str | None = None  # the proposal the detail pane shows or will show
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -407,6 +409,7 @@ class ReviewScreen(AppScreen):
         box.add_options(options)
         box.border_title = counted(len(items), "pending proposal")
         if not items:
+            self.detail_of = None
             self.query_one("#proposal-text", Static).update(
                 Content.styled(
                     "Nothing waits for a decision. Press c to look for what to propose "
@@ -415,12 +418,18 @@ class ReviewScreen(AppScreen):
                 )
             )
             return
-        if box.highlight_id(keep):
-            return
-        # Its proposal was decided: the nearest one left takes the cursor.
-        choices = [n for n, row in enumerate(self.rows) if row is not None]
-        target = at if at is not None and at < len(self.rows) else choices[0]
-        box.highlighted = min(choices, key=lambda n: abs(n - target))
+        if not box.highlight_id(keep):
+            # Its proposal was decided: the nearest one left takes the cursor.
+            choices = [n for n, row in enumerate(self.rows) if row is not None]
+            target = at if at is not None and at < len(self.rows) else choices[0]
+            box.highlighted = min(choices, key=lambda n: abs(n - target))
+        # The cursor can land where it was (the first row, after a read that found none):
+        # Textual then says nothing, and the pane would keep what it said before.
+        item = self.current
+        if item is not None and item.proposal.id != self.detail_of:
+            self.detail_of = item.proposal.id
+            self.query_one("#proposal-text", Static).update("")
+            self.preview(item)
 
     @property
     def current(self) -> Item | None:
@@ -433,9 +442,16 @@ class ReviewScreen(AppScreen):
         self.refresh_bindings()
         item = self.current
         if item is not None:
+            self.detail_of = item.proposal.id
             self.preview(item)
 
-    @work(thread=True, exclusive=True, group="review-preview", exit_on_error=False)
+    @work(
+        thread=True,
+        exclusive=True,
+        group="review-preview",
+        exit_on_error=False,
+        description=QUIET,
+    )
     def preview(self, item: Item) -> None:
         from memoryctl.review import preview
 
