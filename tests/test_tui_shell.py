@@ -399,3 +399,44 @@ def test_vault_screen_with_the_first_memory_open(vault: Vault, theme: str, snap_
 
     app = make_app(vault, watch=False)
     assert snap_compare(app, terminal_size=SIZE, run_before=open_the_first_memory)
+
+
+async def test_a_screen_made_on_its_first_visit_counts_as_styled_by_the_stylesheet(
+    vault: Vault,
+) -> None:
+    """The app tells Textual that a numbered screen made on its first visit is styled by
+    the stylesheet as it is, through Textual's private `_css_update_count` (see
+    docs/ARCHITECTURE.md, "The TUI's first visits"). This fails when Textual renames the
+    attribute or stops comparing it as a screen is shown: the first visit to a screen
+    would then parse every stylesheet again and restyle every widget of the app."""
+    import inspect
+
+    from textual.app import App as TextualApp
+    from textual.screen import Screen
+
+    assert vars(Screen())["_css_update_count"] == -1  # Textual's own mark: never styled
+    for shown in (TextualApp.switch_mode, TextualApp._init_mode):
+        assert "screen._css_update_count != self._css_update_count" in inspect.getsource(shown)
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("5")
+        await pilot.pause()
+        assert app.current_mode == "preview"
+        assert app.screen._css_update_count == app._css_update_count
+
+
+async def test_clicking_a_key_in_the_footer_presses_it(vault: Vault) -> None:
+    from memoryctl.tui.widgets.facet_bar import FacetBar
+    from memoryctl.tui.widgets.footer import KeysFooter
+
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        footer = screen.query_one(KeysFooter)
+        # " ⏎ Open  / Filter  f Filters …": the f key starts at the 19th cell.
+        await pilot.click(footer, offset=(19, 0))
+        await pilot.pause()
+        assert screen.query_one(FacetBar).has_class("-shown")
+        await pilot.hover(footer, offset=(19, 0))
+        await pilot.pause()
+        assert footer.tooltip is not None and "status, kind" in str(footer.tooltip)
