@@ -4,7 +4,10 @@
   (the SDK's client over stdio) calls `remember` 50 times: errors, duplicates and
   uncommitted paths (all must be 0), writes a second, and the p95 wait for the vault's
   write lock;
-- 20 HTTP MCP clients x 100 calls (get_context and recall): errors, p95, calls a second.
+- 20 HTTP MCP clients x 100 calls (get_context and recall) against `serve --http
+  --workers 2`, then against one process: errors, p95 and calls a second of each, and
+  the first's throughput over the figure before the server had workers (25.5 calls a
+  second at 10,000 memories, measured this way on a machine with a load of 4 to 5).
 
 At the smoke size (--n 1000) each writer makes 3 writes and each HTTP client 5 calls.
 
@@ -37,6 +40,10 @@ from memoryctl.storage.vault import Vault
 
 WRITERS = 4
 CLIENTS = 20
+HTTP_WORKERS = 2
+# Calls a second of the same load at 10,000 memories before the server had workers or
+# remembered its searches (one process; load average 4 to 5 on two cores).
+BASELINE_CALLS_PER_S = 25.5
 
 # One writer process: `memoryctl add` through the CLI's own entry point, N times, then
 # its errors and the waits its write lock recorded, as JSON on stdout.
@@ -157,20 +164,33 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     messages = message_queries(info, 200, rng)
     keywords = keyword_queries(info, 200, rng)
     agent, token = _token(root, env)
-    process, url = _start_http(root, env, workdir / f"{name}-http.log")
+    loads = {}
     try:
-        load = anyio.run(_http_load, url, token, messages, keywords, CLIENTS, calls)
+        for workers in (HTTP_WORKERS, 1):
+            log_path = workdir / f"{name}-http-{workers}.log"
+            process, url = _start_http(root, env, log_path, workers)
+            try:
+                loads[workers] = anyio.run(
+                    _http_load, url, token, messages, keywords, CLIENTS, calls
+                )
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
     finally:
-        process.terminate()
-        process.wait(timeout=30)
         subprocess.run(
             [*MEMORYCTL, "agents", "revoke", agent, "--vault", str(root)],
             env=env,
             capture_output=True,
         )
+    load, alone = loads[HTTP_WORKERS], loads[1]
+    load["workers"], alone["workers"] = HTTP_WORKERS, 1
+    load["over_one_process"] = round(load["calls_per_s"] / alone["calls_per_s"], 2)
+    load["over_baseline"] = round(load["calls_per_s"] / BASELINE_CALLS_PER_S, 2)
     log(
-        f"HTTP {CLIENTS}x{calls}: {load['errors']} errors, p95 {load['p95_ms']} ms, "
-        f"{load['calls_per_s']} calls/s"
+        f"HTTP {CLIENTS}x{calls}, {HTTP_WORKERS} workers: {load['errors']} errors, "
+        f"p95 {load['p95_ms']} ms, {load['calls_per_s']} calls/s "
+        f"({load['over_one_process']}x one process at {alone['calls_per_s']} calls/s, "
+        f"{load['over_baseline']}x the baseline of {BASELINE_CALLS_PER_S})"
     )
     return {
         "benchmark": "concurrency",
@@ -179,12 +199,13 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "parallel_writes": written,
         "http_concurrent": load,
+        "http_one_process": alone,
         "targets_at_10k": {
             "errors": 0,
             "duplicates": 0,
             "uncommitted_paths": 0,
             "http_errors": 0,
-            "http_calls_per_s": 274,
+            "http_calls_per_s": round(2 * BASELINE_CALLS_PER_S, 1),
         },
     }
 

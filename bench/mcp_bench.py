@@ -85,10 +85,13 @@ async def _stdio_latencies(
     return {"get_context": percentiles(context), "recall": percentiles(recall)}
 
 
-def _start_http(root: Path, env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen, str]:
+def _start_http(
+    root: Path, env: dict[str, str], log_path: Path, workers: int = 1
+) -> tuple[subprocess.Popen, str]:
+    more = ["--workers", str(workers)] if workers > 1 else []
     with open(log_path, "wb") as err:
         process = subprocess.Popen(
-            [*MEMORYCTL, "serve", "--http", "--port", "0", "--vault", str(root)],
+            [*MEMORYCTL, "serve", "--http", "--port", "0", "--vault", str(root), *more],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -96,8 +99,10 @@ def _start_http(root: Path, env: dict[str, str], log_path: Path) -> tuple[subpro
         )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        for word in log_path.read_text(errors="replace").split():
-            if word.startswith("http://") and word.endswith("/mcp"):
+        text = log_path.read_text(errors="replace")
+        started = text.count("worker process") >= workers - 1  # the load waits for them
+        for word in text.split():
+            if started and word.startswith("http://") and word.endswith("/mcp"):
                 return process, word
         if process.poll() is not None:
             raise RuntimeError(log_path.read_text())

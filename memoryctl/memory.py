@@ -12,6 +12,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from memoryctl import lifecycle
@@ -112,9 +113,11 @@ class Memory:
         """Older-to-newer order: by `created`, then by id when two share a time."""
         return (self.created, self.id)
 
-    @property
+    @cached_property
     def text(self) -> str:
-        """The memory as one line of context: the body, or else its description or title."""
+        """The memory as one line of context: the body, or else its description or title.
+
+        Worked out once per memory: a bundle asks for it a hundred times."""
         body = " ".join(self.body.split())
         return body or self.description or self.title
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import keyring
@@ -206,6 +207,39 @@ def test_each_agent_gets_its_own_writes_a_minute():
         gate.admit("a")
     now[0] = 60.0
     gate.admit("a")
+
+
+ADMIT_ONE = """
+import sys
+from pathlib import Path
+from memoryctl.mcp.view import AgentRefused
+from memoryctl.mcp.writes import WriteGate
+try:
+    WriteGate(2, ledger=Path(sys.argv[1])).admit("a")
+except AgentRefused as refused:
+    print(refused)
+else:
+    print("admitted")
+"""
+
+
+def test_the_writes_a_minute_hold_across_an_http_servers_worker_processes(tmp_path):
+    # Each worker process keeps its own gate; the ledger beside the index is the count.
+    ledger = tmp_path / "agent-writes.sqlite3"
+
+    def in_another_process() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", ADMIT_ONE, str(ledger)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    WriteGate(2, ledger=ledger).admit("a")
+    assert in_another_process() == "admitted"
+    assert "2 writes a minute" in in_another_process()
+    with pytest.raises(AgentRefused, match="2 writes a minute"):
+        WriteGate(2, ledger=ledger).admit("a")
+    WriteGate(2, ledger=ledger).admit("b")  # another agent is not held up
 
 
 def test_writes_per_minute_comes_from_memoryctl_toml(tmp_path):

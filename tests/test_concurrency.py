@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -394,6 +395,48 @@ def test_the_watcher_takes_no_temporary_file_for_a_folder_and_skips_its_own_writ
     assert relevant_paths(vault, {(2, written), (2, gone_tmp)}) == []
     (vault.root / memory.path).write_text((vault.root / memory.path).read_text() + "More.\n")
     assert relevant_paths(vault, {(2, written)}) == [memory.path]
+    vault.close()
+
+
+# --- the index's generation: what long-running faces remember of the index -------------
+
+
+def test_a_search_remembered_by_a_server_finds_what_another_process_added(vault_dir, cli):
+    vault = Vault(vault_dir)
+    before = vault.index.generation()
+    assert vault.index.search_rows("quokkaberry") == []
+    added = cli("--vault", str(vault_dir), "add", "The quokkaberry jam is in the pantry")
+    assert added.code == 0, added.err
+    # No sync in this process: the other one's commit moved the generation, and the
+    # remembered answer went with it.
+    assert vault.index.generation() != before
+    found = vault.index.by_rowids(vault.index.search_rows("quokkaberry"))
+    assert [m.id for m in found] == [added.out.strip()]
+    vault.close()
+
+
+def test_the_watcher_tells_its_face_when_another_process_rebuilds_the_index(vault_dir, cli):
+    from memoryctl.storage.watch import watch_vault
+
+    assert cli("--vault", str(vault_dir), "add", "Kept across the rebuild").code == 0
+    vault = Vault(vault_dir)
+    _ = vault.index
+    stop = threading.Event()
+    batches: list[list[str]] = []
+
+    def run() -> None:
+        for _, paths in watch_vault(vault, stop=stop, debounce_ms=50):
+            batches.append(paths)
+            stop.set()
+
+    watcher = threading.Thread(target=run, daemon=True)
+    watcher.start()
+    time.sleep(0.3)  # let the watcher register before the rebuild
+    assert cli("--vault", str(vault_dir), "reindex", "--full").code == 0
+    watcher.join(timeout=30)
+    stop.set()
+    # No file changed, yet the face is told to read the index again (a batch of no paths).
+    assert batches == [[]]
     vault.close()
 
 

@@ -1,7 +1,7 @@
 """The MCP server, end to end with the SDK's own client: over stdio and over HTTP.
 
-One HTTP server runs for the whole module (started as `memoryctl serve --http`); each
-test connects to it as an agent. Stdio tests launch `memoryctl serve` themselves.
+One HTTP server runs for the whole module (started as `memoryctl serve --http --workers
+2`); each test connects to it as an agent. Stdio tests launch `memoryctl serve` themselves.
 """
 
 from __future__ import annotations
@@ -167,7 +167,8 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     env = env_for(base)
     vault = make_vault(base / "vault")
     token = add_agent(env, vault, "work-agent")
-    process, url = start_http(env, base / "server.log", "--vault", str(vault))
+    # Two worker processes, so every HTTP test below holds whichever process answers.
+    process, url = start_http(env, base / "server.log", "--vault", str(vault), "--workers", "2")
     yield Served(vault, url, env, token, hidden_ids(vault), process)
     stop(process)
 
@@ -378,6 +379,40 @@ async def test_a_revoked_token_fails_on_its_next_request_without_a_restart(serve
             await client.call_tool("pins", {})
     async with connect(served.url, served.token) as client:  # others carry on
         assert not (await client.call_tool("pins", {})).is_error
+
+
+def worker_processes(server: subprocess.Popen) -> list[int]:
+    """The server's worker processes (they start once its index is in step)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        workers = [
+            int(pid)
+            for pid in children
+            if b"--worker-of" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        if workers:
+            return workers
+        time.sleep(0.1)
+    raise AssertionError("no worker process started")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
+async def test_many_agents_at_once_are_answered_by_the_servers_worker_processes(served):
+    assert len(worker_processes(served.process)) == 1  # and the first process: two
+
+    async def one_agent(results: list[Any]) -> None:
+        # A client of its own each time: a new connection, to whichever process accepts it.
+        async with connect(served.url, served.token) as client:
+            results.append(await client.call_tool("get_context", {"message": "release"}))
+
+    results: list[Any] = []
+    async with anyio.create_task_group() as group:
+        for _ in range(8):
+            group.start_soon(one_agent, results)
+    assert len(results) == 8 and not any(r.is_error for r in results)
+    assert {r.structured_content["profile"] for r in results} == {"work"}
+    assert len({text_of(r) for r in results}) == 1  # the same bundle, whoever answered
 
 
 # --- the rules hold for agents -------------------------------------------------------------

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from memoryctl.cli.common import (
@@ -39,6 +42,19 @@ def _writes_note(vault) -> str | None:
     return None
 
 
+MAX_WORKERS = 16
+
+
+def worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes") from None
+    if not 1 <= count <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"{count} workers: give 1 to {MAX_WORKERS}")
+    return count
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     if args.http:
         if args.profile or args.agent:
@@ -53,11 +69,16 @@ def cmd_serve(args: argparse.Namespace) -> None:
             )
     elif args.host != "127.0.0.1" or args.port is not None or args.allow_remote:
         raise UserError("--host, --port and --allow-remote need --http")
+    elif args.workers != 1:
+        raise UserError("--workers needs --http: a stdio server has one client")
 
     from memoryctl.storage.vault import Vault
 
     vault = Vault(find_vault(args.vault))
     args.opened_vault = vault  # closed by main() when the command ends
+    if args.listen_fd is not None:
+        _serve_as_worker(args, vault)
+        return
     # Bring the index up to date in a second process while this one imports the MCP SDK
     # (about 0.7 s each at 100,000 memories): the first call is answered that much sooner.
     presync = subprocess.Popen(
@@ -83,6 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         note(f"memoryctl: warning: {warning}")
     # The index opens (and syncs) in the background while the client connects.
     watcher, stop = mcp_server.keep_current(server, note, presync=presync)
+    workers: list[subprocess.Popen[bytes]] = []
     try:
         if args.http:
             agents._keyring()  # a missing keyring is reported now, not on the first request
@@ -94,14 +116,16 @@ def cmd_serve(args: argparse.Namespace) -> None:
                     "address can try tokens, and traffic is not encrypted. Put it behind TLS."
                 )
             port = DEFAULT_PORT if args.port is None else args.port
-
-            def announce(url: str) -> None:
-                note(f"memoryctl: serving {vault.root} over MCP at {url}")
-
             try:
-                mcp_server.serve_http(server, args.host, port, announce)
+                sock = mcp_server.listening_socket(args.host, port)
             except OSError as error:
                 raise UserError(f"cannot listen on {args.host}:{port}: {error.strerror}") from None
+            if args.workers > 1:
+                _start_workers(args, vault.root, sock, server, workers)
+            url = mcp_server.http_url(args.host, sock)
+            shown = f" ({args.workers} worker processes)" if args.workers > 1 else ""
+            note(f"memoryctl: serving {vault.root} over MCP at {url}{shown}")
+            mcp_server.serve_http(server, args.host, sock, stateless=args.workers > 1)
         else:
             shown = vault.config.profile(profile).name
             note(f"memoryctl: serving {vault.root} over MCP on stdio (profile {shown})")
@@ -110,9 +134,74 @@ def cmd_serve(args: argparse.Namespace) -> None:
             signal.signal(signal.SIGTERM, _interrupt)
             mcp_server.serve_stdio(server)
     finally:
+        _stop_workers(workers)
         mcp_server.finish_writes(server)
         stop.set()
         watcher.join(timeout=2)
+
+
+def _start_workers(
+    args: argparse.Namespace,
+    root: Path,
+    sock: socket.socket,
+    server,
+    workers: list[subprocess.Popen[bytes]],
+) -> None:
+    """Start the other worker processes once this one's index is in step with the files.
+
+    Each accepts on the same socket, with its own read-only view of the one index; this
+    process alone watches the vault, syncs the index and runs the live checks, so the
+    workers only read it (and write what their agents send, under the vault's lock)."""
+    import threading
+
+    state = server.memoryctl_state
+    command = [
+        sys.executable, "-m", "memoryctl", "--vault", str(root), "serve", "--http",
+        "--host", args.host, "--listen-fd", str(sock.fileno()), "--worker-of", str(os.getpid()),
+    ]  # fmt: skip
+
+    def start() -> None:
+        state.ready.wait()
+        for _ in range(args.workers - 1):
+            workers.append(
+                subprocess.Popen(command, stdin=subprocess.DEVNULL, pass_fds=[sock.fileno()])
+            )
+
+    threading.Thread(target=start, name="memoryctl-workers", daemon=True).start()
+
+
+def _stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def _serve_as_worker(args: argparse.Namespace, vault) -> None:
+    """One of an HTTP server's worker processes (see `_start_workers`)."""
+    import threading
+
+    from memoryctl.mcp import server as mcp_server
+    from memoryctl.storage.index import SyncReport
+
+    vault.adopt_sync(SyncReport())  # the first process keeps the index in step
+    server = mcp_server.make_server(vault, http=True)
+    sock = socket.socket(fileno=args.listen_fd)
+
+    def orphaned() -> None:  # the first process is gone: stop, as it would have asked
+        while os.getppid() == args.worker_of:
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=orphaned, name="memoryctl-parent", daemon=True).start()
+    note(f"memoryctl: worker process {os.getpid()} serving")
+    try:
+        mcp_server.serve_http(server, args.host, sock, stateless=True)
+    finally:
+        mcp_server.finish_writes(server)
 
 
 def _interrupt(signum, frame) -> None:
@@ -196,6 +285,14 @@ def register(command) -> None:
     p.add_argument(
         "--allow-remote", action="store_true", help="allow --host to be a non-loopback address"
     )
+    p.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        help="HTTP: processes that answer calls side by side (default 1)",
+    )
+    p.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's socket
+    p.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)  # a worker's first process
 
     p = command("agents", _agents_usage, "manage the agents that may use the HTTP server")
     sub = p.add_subparsers(dest="agents_command", metavar="ACTION", parser_class=type(p))

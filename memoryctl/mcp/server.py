@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -53,6 +54,7 @@ SERVER_NAME = "memoryctl"
 PINS_URI = "memoryctl://pins"
 CONTEXT_URI = "memoryctl://context"
 STDIO_AGENT = "stdio"
+WRITE_LEDGER = "agent-writes.sqlite3"
 READY_TIMEOUT = 300.0  # a cold index of 100,000 memories takes about 20 s
 _REFUSALS = (VaultError, ConfigError, GitError)
 
@@ -108,7 +110,9 @@ class ServerState:
     _config_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.gate = agent_writes.WriteGate(agent_writes.writes_per_minute(self.vault.config))
+        self.gate = agent_writes.WriteGate(
+            agent_writes.writes_per_minute(self.vault.config), ledger=write_ledger(self.vault)
+        )
         self._config_stamp = self._stamp()
         self.ready.set()  # until keep_current() says otherwise, the index opens on first use
 
@@ -154,6 +158,12 @@ class ServerState:
             return Caller(token.client_id, chosen, "http")
         name = self.agent or _client_name(ctx) or STDIO_AGENT
         return Caller(name, self.vault.config.profile(self.profile), "stdio")
+
+
+def write_ledger(vault: Vault) -> Path:
+    """Where every server process of a vault counts its agents' recent writes: beside
+    the index, outside the vault."""
+    return vault.db_path.parent / WRITE_LEDGER
 
 
 def _request_token(ctx: Context | None) -> AccessToken | None:
@@ -473,19 +483,29 @@ def serve_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def serve_http(server: MCPServer, host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Serve streamable HTTP on host:port (port 0 picks a free one), announcing the URL."""
-    import socket
-
-    import uvicorn
-
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (port 0 picks a free one), to serve on, and for the
+    worker processes of the same server to share."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    bound = sock.getsockname()[1]
+    return sock
+
+
+def http_url(host: str, sock: socket.socket) -> str:
     shown = f"[{host}]" if ":" in host else host
-    app = server.streamable_http_app(host=host)
+    return f"http://{shown}:{sock.getsockname()[1]}/mcp"
+
+
+def serve_http(server: MCPServer, host: str, sock: socket.socket, *, stateless: bool) -> None:
+    """Serve streamable HTTP on a bound socket until stopped.
+
+    `stateless` when several processes accept on the same socket: a client's requests
+    may reach any of them, so none may keep a session that only it knows.
+    """
+    import uvicorn
+
+    app = server.streamable_http_app(host=host, stateless_http=stateless)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    announce(f"http://{shown}:{bound}/mcp")
     uvicorn.Server(config).run(sockets=[sock])

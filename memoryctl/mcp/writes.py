@@ -15,11 +15,13 @@ message tells the agent what to change.
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from memoryctl import review_actions
@@ -30,7 +32,7 @@ from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
 from memoryctl.reach import CommonWordRefused, GuardTripped, correct
 from memoryctl.review_actions import AlreadyHeld, AlreadyRetired, IsRetired, ReviewError, SameText
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, VaultConfig
-from memoryctl.storage.vault import Vault
+from memoryctl.storage.vault import Vault, VaultError
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_DEPRECATES = 20
@@ -62,11 +64,16 @@ def writes_per_minute(config: VaultConfig) -> int:
 class WriteGate:
     """One per server: the writes-a-minute limit for each agent, and one write at a time.
 
-    Writes are serialised because each ends in a git commit, and git allows one at a time.
+    Writes are serialised because each ends in a git commit, and git allows one at a time
+    (across processes the vault's write lock does the same). With a `ledger` file the
+    limit holds across every process that serves the vault (an HTTP server's workers):
+    the recent writes are counted there, in one SQLite transaction per write, so no two
+    workers admit the same last write. Without one they are counted in this process.
     """
 
     per_minute: int
-    clock: Callable[[], float] = time.monotonic
+    clock: Callable[[], float] = time.time
+    ledger: Path | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     _recent: dict[str, deque[float]] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
@@ -79,17 +86,48 @@ class WriteGate:
             )
         now = self.clock()
         with self._guard:
-            recent = self._recent.setdefault(agent, deque())
-            while recent and now - recent[0] >= 60:
-                recent.popleft()
-            if len(recent) >= self.per_minute:
-                wait = max(1, int(60 - (now - recent[0])) + 1)
-                raise AgentRefused(
-                    f"too many writes: an agent may make {self.per_minute} writes a minute "
-                    f"([mcp] writes_per_minute in memoryctl.toml). Try again in {wait} s, and "
-                    "store fewer, more complete memories"
-                )
-            recent.append(now)
+            oldest = self._admit_shared(agent, now) if self.ledger else self._admit_here(agent, now)
+        if oldest is not None:
+            wait = max(1, int(60 - (now - oldest)) + 1)
+            raise AgentRefused(
+                f"too many writes: an agent may make {self.per_minute} writes a minute "
+                f"([mcp] writes_per_minute in memoryctl.toml). Try again in {wait} s, and "
+                "store fewer, more complete memories"
+            )
+
+    def _admit_here(self, agent: str, now: float) -> float | None:
+        """None if the write is admitted (and counted), else the oldest write in the minute."""
+        recent = self._recent.setdefault(agent, deque())
+        while recent and now - recent[0] >= 60:
+            recent.popleft()
+        if len(recent) >= self.per_minute:
+            return recent[0]
+        recent.append(now)
+        return None
+
+    def _admit_shared(self, agent: str, now: float) -> float | None:
+        assert self.ledger is not None
+        try:
+            self.ledger.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.ledger, timeout=30, isolation_level=None)
+        except (OSError, sqlite3.Error) as error:
+            raise VaultError(f"{self.ledger}: the agents' write counts: {error}") from None
+        try:
+            conn.execute("CREATE TABLE IF NOT EXISTS writes(agent TEXT NOT NULL, at REAL NOT NULL)")
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("DELETE FROM writes WHERE at <= ?", (now - 60,))
+            rows = conn.execute("SELECT at FROM writes WHERE agent = ? ORDER BY at", (agent,))
+            times = [at for (at,) in rows]
+            if len(times) >= self.per_minute:
+                conn.execute("COMMIT")
+                return times[0]
+            conn.execute("INSERT INTO writes(agent, at) VALUES (?, ?)", (agent, now))
+            conn.execute("COMMIT")
+            return None
+        except sqlite3.Error as error:
+            raise VaultError(f"{self.ledger}: the agents' write counts: {error}") from None
+        finally:
+            conn.close()
 
 
 # --- checking what an agent sends ---------------------------------------------------------

@@ -46,6 +46,8 @@ class IndexConnection:
         self._writing: int | None = None  # the thread inside a transaction
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
+        self._watcher: sqlite3.Connection | None = None  # asks only for the generation
+        self._watcher_lock = threading.Lock()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
@@ -57,7 +59,29 @@ class IndexConnection:
         conn.execute("PRAGMA temp_store=MEMORY")
         return conn
 
+    def generation(self) -> int:
+        """The index's generation: a number that changes whenever any connection, in this
+        process or another, commits a change to the index (a sync, a write, a rebuild in
+        place by `reindex --full`), and only then. What a long-running face remembers of
+        the index is remembered for one generation (see docs/ARCHITECTURE.md).
+
+        Asked on a connection of its own that never writes, so it never waits for a
+        transaction in progress (SQLite's `data_version` on it counts every commit)."""
+        with self._watcher_lock:
+            if self._watcher is None:
+                self._watcher = sqlite3.connect(
+                    f"file:{self.db_path}?mode=ro", uri=True, check_same_thread=False, timeout=30
+                )
+            try:
+                return self._watcher.execute("PRAGMA data_version").fetchone()[0]
+            except sqlite3.DatabaseError as error:
+                raise IndexCorrupt(str(error)) from error
+
     def close(self) -> None:
+        with self._watcher_lock:
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
         with self._lock:
             for reader in self._readers:
                 reader.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from memoryctl import relations, search_query
@@ -17,13 +19,20 @@ RECENT_CANDIDATES = 2000
 # `RELATION_POSTINGS` is not looked up (finding its statements would be slow).
 RELATION_CANDIDATES = 50
 RELATION_POSTINGS = search_query.COMMON_POSTINGS
+# How many searches an open index remembers while it is unchanged.
+SEARCHES_REMEMBERED = 2048
+_SEARCHED_LOCK = threading.Lock()
 
 
 class IndexReads(IndexConnection):
     """Memories by reference, and ranked search."""
 
-    # The memory count, with the (data version, own changes) it was counted at.
-    _counted: tuple[tuple[int, int], int] | None = None
+    # The memory count, with the generation it was counted at.
+    _counted: tuple[int, int] | None = None
+    # How many memories the index held when the document frequencies were counted.
+    _df_count: int = 0
+    # The searches of one generation, the latest last (see `search_rows`).
+    _searched: tuple[int, OrderedDict[tuple[object, ...], tuple[int, ...]]] | None = None
 
     # --- reading --------------------------------------------------------------------
 
@@ -158,7 +167,31 @@ class IndexReads(IndexConnection):
         """Rowids of the best matches for a query (or a message to an agent), best first.
 
         A message that speaks of "my sister" also asks for the person the vault's
-        memories say is the sister (`relations`)."""
+        memories say is the sister (`relations`).
+
+        Remembered for the index's generation: a server asked the same question again
+        (an agent's recall, a turn's message) answers without ranking, and any commit to
+        the index, from any process, forgets every answer."""
+        generation = self.generation()
+        key = (query, limit, None if statuses is None else tuple(statuses), message)
+        with _SEARCHED_LOCK:
+            searched = self._searched
+            if searched is None or searched[0] != generation:
+                searched = self._searched = (generation, OrderedDict())
+            hit = searched[1].get(key)
+            if hit is not None:
+                searched[1].move_to_end(key)
+                return list(hit)
+        rows = self._search_rows(query, limit, statuses, message)
+        with _SEARCHED_LOCK:
+            searched[1][key] = tuple(rows)
+            if len(searched[1]) > SEARCHES_REMEMBERED:
+                searched[1].popitem(last=False)
+        return rows
+
+    def _search_rows(
+        self, query: str, limit: int, statuses: Sequence[str] | None, message: bool
+    ) -> list[int]:
         if message:
             query = " ".join([query, *self._relatives(query)])
         plan = search_query.plan(
@@ -340,9 +373,7 @@ class IndexReads(IndexConnection):
     def _note_count(self) -> int:
         """How many memories the index holds, counted again only once it has changed:
         counting 100,000 rows costs more than half a millisecond of every search."""
-        with self._lock:
-            (version,) = self._conn.execute("PRAGMA data_version").fetchone()
-            key = (version, self._conn.total_changes)
+        key = self.generation()
         if self._counted is None or self._counted[0] != key:
             self._counted = (key, self._execute("SELECT count(*) FROM notes")[0][0])
         return self._counted[1]
@@ -351,8 +382,14 @@ class IndexReads(IndexConnection):
         """How many memories contain each term, remembered between searches.
 
         Counting a term's matches is cheap for rare terms and a few milliseconds for the
-        commonest; the counts only steer the query plan, so they may lag a few edits.
+        commonest; the counts only steer the query plan, so they may lag a few edits. They
+        are counted again once the index grew or shrank by more than a hundredth since
+        they were, whichever process changed it (a server's worker never syncs itself).
         """
+        count = self._note_count()
+        if abs(count - self._df_count) * 100 > count:
+            self._df_cache.clear()
+            self._df_count = count
         result = {}
         for term in terms:
             if term not in self._df_cache:

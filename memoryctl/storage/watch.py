@@ -54,9 +54,14 @@ def watch_vault(
     With `watching`, the event is set as soon as changes are being watched, and the index
     is then synced in full once: a file edited after the caller last synced but before
     the watch began would otherwise stay stale until it changed again.
+
+    A change to the index that no file explains (another process rebuilt it in place
+    with `reindex --full`) is noticed by the index's generation, within a second, and
+    yielded as a batch of no paths, so whatever shows the index reads it again.
     """
     from watchfiles import watch  # deferred: only long-running commands need it
 
+    seen = _generation(vault)
     for changes in watch(
         vault.root,
         stop_event=stop,
@@ -64,12 +69,17 @@ def watch_vault(
         step=50,
         raise_interrupt=False,
         rust_timeout=1000,
-        yield_on_timeout=watching is not None,
+        yield_on_timeout=True,
     ):
         if watching is not None and not watching.is_set():
             watching.set()
             yield vault.index.sync(), []
+            seen = _generation(vault)
         if not changes:
+            now = _generation(vault)
+            if now != seen:
+                seen = now
+                yield SyncReport(), []
             continue
         paths = relevant_paths(vault, changes)
         if any(_is_folder_change(vault, path) for _, path in changes):
@@ -77,6 +87,16 @@ def watch_vault(
             yield vault.index.sync(), paths
         elif paths:
             yield vault.index.sync_paths(paths), paths
+        else:
+            continue
+        seen = _generation(vault)
+
+
+def _generation(vault: Vault) -> int | None:
+    try:
+        return vault.index.generation()
+    except Exception:  # a broken index is reported where it is read, not by the watcher
+        return None
 
 
 def _is_folder_change(vault: Vault, absolute: str) -> bool:
