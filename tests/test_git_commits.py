@@ -111,6 +111,22 @@ def test_a_new_file_in_a_folder_git_ignores_is_left_out_of_the_commit(repo):
     assert git(repo, "status", "--porcelain") == ""
 
 
+def test_a_file_the_person_force_added_is_in_the_commit_though_git_ignores_its_folder(repo):
+    (repo / ".gitignore").write_text("memories/private/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore private")
+    (repo / "memories/private").mkdir()
+    (repo / "memories/private/kept.md").write_text("kept on purpose\n")
+    git(repo, "add", "-f", "memories/private/kept.md")  # tracked, not yet committed
+    (repo / "memories/private/kept.md").write_text("kept on purpose, and pinned\n")
+    gitrepo.commit(repo, ["memories/private/kept.md"], "Pin it")
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
+        "memories/private/kept.md"
+    ]
+    assert git(repo, "show", "HEAD:memories/private/kept.md") == "kept on purpose, and pinned\n"
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def test_a_persons_commit_hook_still_runs_for_memoryctls_commits(repo):
     hook = repo / ".git" / "hooks" / "post-commit"
     hook.write_text('#!/bin/sh\necho ran >> "$(git rev-parse --git-dir)/hook-ran"\n')

@@ -238,7 +238,7 @@ def _new_entries(
         else:
             files[relpath] = before[0] if before else "100644"
     fresh = [p for p in files if posixpath.basename(p) not in trees[posixpath.dirname(p)].entries]
-    for relpath in _ignored(root, fresh):
+    for relpath in _untracked(root, _ignored(root, fresh)):
         del files[relpath]
     blobs = _hash_files(root, list(files), options)
     for (relpath, mode), blob in zip(files.items(), blobs, strict=True):
@@ -255,9 +255,20 @@ def _ignored(root: Path, relpaths: list[str]) -> list[str]:
     if not relpaths:
         return []
     # --no-index: these paths are not in HEAD, and the index's lookups cost a
-    # millisecond a path (a path the person force-added is left out too).
+    # millisecond a path (`_untracked` then asks about the few it names).
     listed = _run(root, ["check-ignore", "-z", "--no-index", "--stdin"], relpaths, check=False)
     return [path for path in listed.split("\0") if path]
+
+
+def _untracked(root: Path, relpaths: list[str]) -> list[str]:
+    """Those of these paths git's index does not hold: a file the person added with
+    `git add -f` is theirs to track, ignored or not, and memoryctl's change to it is
+    committed like any other."""
+    if not relpaths:
+        return []
+    listed = _run(root, ["--literal-pathspecs", "ls-files", "-z", "--cached", "--", *relpaths], [])
+    tracked = set(listed.split("\0"))
+    return [path for path in relpaths if path not in tracked]
 
 
 def _hash_files(root: Path, relpaths: list[str], options: Sequence[str]) -> list[str]:
