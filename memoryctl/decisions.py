@@ -208,8 +208,8 @@ class Change:
             note,
         )
 
-    def commit(self, message: str) -> str | None:
-        with self.vault.writing():
+    def commit(self, message: str, *, lock_wait: float | None = None) -> str | None:
+        with self.vault.writing(lock_wait):
             self._leave_out_filed_elsewhere()
             if not self._notes and not self._files:
                 return None

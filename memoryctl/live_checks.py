@@ -38,7 +38,7 @@ from memoryctl.proposals import Proposal, ProposalError, Suggestion, proposal_fr
 from memoryctl.rules import Predicate, exclusions, is_typed, load_registry, rule_suggestions
 from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.index import Index
-from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.storage.vault import Vault, VaultBusy, VaultError
 
 # The note on a proposal withdrawn because the change that triggered it is undone.
 WITHDRAWN = "what proposed it changed, and no longer proposes it"
@@ -46,6 +46,11 @@ WITHDRAWN = "what proposed it changed, and no longer proposes it"
 # More changed rows than this (a cold build, a large `git pull`) and the whole vault
 # is checked at once: at that size one pass over it is quicker than one per change.
 BULK = 2000
+# How long a check waits for another writer before it is put off. Every face runs the
+# checks when it opens; a burst of faces at once (the first open of a big vault files
+# hundreds of proposals in one write) would otherwise queue each check behind the
+# last, and the writes the faces were opened for behind them all.
+CHECK_LOCK_WAIT = 2.0
 
 
 @dataclass
@@ -55,6 +60,7 @@ class LiveReport:
     proposed: list[Proposal] = field(default_factory=list)
     withdrawn: list[Proposal] = field(default_factory=list)
     commit: str | None = None
+    deferred: bool = False  # another writer held the vault; nothing was filed or marked
 
 
 def suggestions_for(vault: Vault, changed: list[Memory], now: dt.datetime) -> list[Suggestion]:
@@ -169,7 +175,12 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         withdraw_stale(change, stale, keys, WITHDRAWN)
         report.withdrawn = change.withdrawn
         if report.proposed or report.withdrawn:
-            report.commit = change.commit(_message(report))
+            try:
+                report.commit = change.commit(_message(report), lock_wait=CHECK_LOCK_WAIT)
+            except VaultBusy:
+                # Another writer has the vault (often another face filing the same
+                # proposals): this check is put off, and the next change runs it again.
+                return LiveReport(report.checked, report.whole, deferred=True)
     index.set_live_mark(top)
     index.forget_removed(upto)
     return report

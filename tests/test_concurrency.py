@@ -212,6 +212,31 @@ def test_faces_running_the_live_checks_at_once_file_each_proposal_once(vault_dir
     assert git(vault_dir, "status", "--porcelain") == ""
 
 
+def test_a_face_whose_checks_find_the_vault_held_puts_them_off_and_carries_on(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    old = cli(*v, "add", "The office is on Main Street").out.strip()
+    note = vault_dir / "memories" / "default" / "moved.md"
+    note.write_text(f"---\nid: moved\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
+    git(vault_dir, "add", "-A")
+    git(vault_dir, "commit", "-qm", "we moved")
+    holder = holding_the_lock(vault_dir, 120)  # another face's long write
+    try:
+        # Its own budget for a write is long; the checks wait only their own short one.
+        code, out, err = finished(
+            memoryctl(vault_dir, "--json", "list", env={"MEMORYCTL_LOCK_TIMEOUT": "60"})
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (code, err) == (0, "")  # no warning: the checks were put off, not failed
+    assert {m["id"] for m in json.loads(out)} >= {old, "moved"}
+    assert not (vault_dir / "proposals").exists() or not list((vault_dir / "proposals").glob("*"))
+    # The next face to open the vault runs them.
+    assert cli(*v, "list").code == 0
+    assert len(list((vault_dir / "proposals").glob("*.md"))) == 1
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
 def test_a_writer_that_waits_too_long_is_told_the_vault_is_busy_and_by_whom(vault_dir):
     holder = holding_the_lock(vault_dir, 120)  # killed below; long enough on a slow machine
     try:

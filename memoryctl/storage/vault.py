@@ -250,15 +250,16 @@ class Vault:
     # --- writing ------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
+    def writing(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the vault's write lock: one writer at a time, whichever face or process.
 
         Reentrant. Hold it only around a write (read what to change, write, index,
-        commit), never while a person decides something.
+        commit), never while a person decides something. Waits `timeout` seconds for
+        another writer (the vault's `lock_timeout` when None) before `VaultBusy`.
         """
         lock = writelock.for_vault(self.root)
         try:
-            lock.acquire(self.lock_timeout)
+            lock.acquire(self.lock_timeout if timeout is None else timeout)
         except writelock.Busy as busy:
             raise VaultBusy(busy.holder, busy.waited) from None
         if lock.depth == 1:
