@@ -18,6 +18,7 @@ from memoryctl.tui.screens.pins import PinsScreen
 from memoryctl.tui.screens.preview import PreviewScreen
 from memoryctl.tui.screens.review import ReviewScreen
 from memoryctl.tui.screens.vault import VaultScreen
+from memoryctl.tui.widgets import MemoryList
 
 __all__ = ["app", "vault", "vault_path"]
 
@@ -117,3 +118,22 @@ async def test_an_edit_in_another_editor_reaches_the_pins_screen(vault: Vault) -
             ),
             timeout=2.5,
         )
+
+
+async def test_the_list_is_read_again_when_another_process_rebuilds_the_index(vault: Vault) -> None:
+    # `reindex --full` changes no file, so only the index's generation tells the TUI.
+    app = make_app(vault, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await until(pilot, lambda: any(w.group == "watch" and w.is_running for w in app.workers))
+        memory_list = app.screen.query_one(MemoryList)
+        await until(pilot, lambda: memory_list.pages is not None)
+        shown = memory_list.pages
+        rebuilt = subprocess.run(
+            [sys.executable, "-m", "memoryctl", "--vault", str(vault.root), "reindex", "--full"],
+            capture_output=True,
+            text=True,
+        )
+        assert rebuilt.returncode == 0, rebuilt.stderr
+        await until(pilot, lambda: memory_list.pages is not shown, timeout=15)
+        assert memory_list.pages is not None and memory_list.pages.count == shown.count

@@ -15,7 +15,6 @@ message tells the agent what to change.
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 import threading
 import time
 from collections import deque
@@ -31,8 +30,9 @@ from memoryctl.mcp.view import AgentRefused, Caller, hidden, visible_memory
 from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
 from memoryctl.reach import CommonWordRefused, GuardTripped, correct
 from memoryctl.review_actions import AlreadyHeld, AlreadyRetired, IsRetired, ReviewError, SameText
+from memoryctl.storage import write_counts
 from memoryctl.storage.config import CONFIG_NAME, ConfigError, VaultConfig
-from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.storage.vault import Vault
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_DEPRECATES = 20
@@ -86,7 +86,11 @@ class WriteGate:
             )
         now = self.clock()
         with self._guard:
-            oldest = self._admit_shared(agent, now) if self.ledger else self._admit_here(agent, now)
+            oldest = (
+                write_counts.admit(self.ledger, agent, now, self.per_minute)
+                if self.ledger
+                else self._admit_here(agent, now)
+            )
         if oldest is not None:
             wait = max(1, int(60 - (now - oldest)) + 1)
             raise AgentRefused(
@@ -104,30 +108,6 @@ class WriteGate:
             return recent[0]
         recent.append(now)
         return None
-
-    def _admit_shared(self, agent: str, now: float) -> float | None:
-        assert self.ledger is not None
-        try:
-            self.ledger.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.ledger, timeout=30, isolation_level=None)
-        except (OSError, sqlite3.Error) as error:
-            raise VaultError(f"{self.ledger}: the agents' write counts: {error}") from None
-        try:
-            conn.execute("CREATE TABLE IF NOT EXISTS writes(agent TEXT NOT NULL, at REAL NOT NULL)")
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("DELETE FROM writes WHERE at <= ?", (now - 60,))
-            rows = conn.execute("SELECT at FROM writes WHERE agent = ? ORDER BY at", (agent,))
-            times = [at for (at,) in rows]
-            if len(times) >= self.per_minute:
-                conn.execute("COMMIT")
-                return times[0]
-            conn.execute("INSERT INTO writes(agent, at) VALUES (?, ?)", (agent, now))
-            conn.execute("COMMIT")
-            return None
-        except sqlite3.Error as error:
-            raise VaultError(f"{self.ledger}: the agents' write counts: {error}") from None
-        finally:
-            conn.close()
 
 
 # --- checking what an agent sends ---------------------------------------------------------
