@@ -303,8 +303,9 @@ def conflicts_for(
                 continue
             if _norm(other.value) != _norm(memory.value):
                 continue
-            if other.predicate not in excludes.get(memory.predicate, frozenset()) and (
-                memory.predicate not in excludes.get(other.predicate, frozenset())
+            mine, theirs = _norm(memory.predicate), _norm(other.predicate)
+            if theirs not in excludes.get(mine, frozenset()) and (
+                mine not in excludes.get(theirs, frozenset())
             ):
                 continue
             older, newer = sorted((memory, other), key=lambda m: m.order_key)
@@ -566,7 +567,9 @@ def _same_subject(
     predicate that excludes theirs. Only those are loaded, since one subject (`user`)
     can hold thousands of facts and reading them all took most of a bundle's time."""
     subjects = sorted({m.subject for m in typed if m.subject})
-    predicates = sorted({p for m in typed if m.predicate for p in excludes.get(m.predicate, ())})
+    predicates = sorted(
+        {p for m in typed if m.predicate for p in excludes.get(_norm(m.predicate), ())}
+    )
     values = {_norm(m.value) for m in typed if m.value}
     return index.facts_holding(subjects, predicates, values)
 

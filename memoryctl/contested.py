@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal
-from memoryctl.rules import Predicate, exclusions, is_typed, normalized
+from memoryctl.rules import Predicate, folded_exclusions, is_typed, normalized
 
 # Why a memory is contested, strongest first: when one newer memory contests another
 # in several ways, the first of these names it.
@@ -54,10 +54,7 @@ def by_facts(
     single-valued predicate with another value replaces it; the newest fact of an
     excluding predicate with the same value excludes it."""
     single = {normalized(n) for n, p in registry.items() if p.cardinality == "single"}
-    excluded_by = {
-        normalized(name): {normalized(o) for o in others}
-        for name, others in exclusions(dict(registry)).items()
-    }
+    excluded_by = folded_exclusions(dict(registry))
     newest: dict[tuple[str, str, str], Memory] = {}  # (subject, predicate, value)
     newest_single: dict[tuple[str, str], Memory] = {}  # (subject, predicate)
     for fact in facts:

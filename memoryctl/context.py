@@ -9,7 +9,7 @@ from memoryctl.bundle import Bundle, build_bundle, contests_in
 from memoryctl.contested import Contest
 from memoryctl.memory import Memory
 from memoryctl.proposals import PendingAbout, ProposalStore
-from memoryctl.rules import exclusions, load_registry
+from memoryctl.rules import exclusions, folded_exclusions, load_registry
 from memoryctl.storage.vault import Vault, VaultError
 
 
@@ -51,7 +51,7 @@ def context_bundle(
         message,
         budget=budget,
         now=now,
-        excludes=exclusions(registry),
+        excludes=folded_exclusions(registry),
         registry=registry,
         pending=pending_about(vault),
     )
@@ -60,4 +60,6 @@ def context_bundle(
 def contests_of(vault: Vault, memories: list[Memory]) -> dict[str, list[Contest]]:
     """What contests each of these memories, as the bundle shows it beneath them."""
     registry = load_registry(vault.config)
-    return contests_in(vault.index, memories, registry, exclusions(registry), pending_about(vault))
+    return contests_in(
+        vault.index, memories, registry, folded_exclusions(registry), pending_about(vault)
+    )

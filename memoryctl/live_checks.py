@@ -35,7 +35,13 @@ from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
 from memoryctl.memory import Memory, normalized
 from memoryctl.proposals import Proposal, ProposalError, Suggestion, proposal_from_file, proposal_id
-from memoryctl.rules import Predicate, exclusions, is_typed, load_registry, rule_suggestions
+from memoryctl.rules import (
+    Predicate,
+    folded_exclusions,
+    is_typed,
+    load_registry,
+    rule_suggestions,
+)
 from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.index import Index
 from memoryctl.storage.vault import Vault, VaultBusy, VaultError
@@ -107,22 +113,19 @@ def _facts_about(
     else may end that). A subject can hold a thousand facts under one predicate; an
     edit to one of the older reads a handful.
     """
-    excluding = exclusions(registry)
+    excluding = folded_exclusions(registry)
     single = {normalized(name) for name, p in registry.items() if p.cardinality == "single"}
 
     def near(predicate: str) -> list[str]:
         return sorted({predicate, *excluding.get(predicate, ())})
 
     newest = index.newest_facts(
-        (m.subject or "", p)
-        for m in typed
-        for p in near(m.predicate or "")
-        if normalized(p) in single
+        (m.subject or "", p) for m in typed for p in near(normalized(m.predicate)) if p in single
     )
-    newest_of = {(m.subject, m.predicate): m.id for m in newest}
+    newest_of = {(normalized(m.subject), normalized(m.predicate)): m.id for m in newest}
     found = {m.id: m for m in newest}
     for memory in typed:
-        subject, predicate = memory.subject or "", memory.predicate or ""
+        subject, predicate = normalized(memory.subject), normalized(memory.predicate)
         if whole or newest_of.get((subject, predicate)) == memory.id:
             found.update((m.id, m) for m in index.facts_about([subject], near(predicate)))
         around = sorted({q for p in near(predicate) for q in near(p)})

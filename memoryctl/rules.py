@@ -87,6 +87,15 @@ def exclusions(registry: dict[str, Predicate]) -> dict[str, frozenset[str]]:
     return {name: frozenset(others) for name, others in pairs.items()}
 
 
+def folded_exclusions(registry: dict[str, Predicate]) -> dict[str, frozenset[str]]:
+    """`exclusions` with every name folded as facts compare predicates, so `Likes`
+    in a memory meets `dislikes` in the registry."""
+    return {
+        normalized(name): frozenset(normalized(o) for o in others)
+        for name, others in exclusions(registry).items()
+    }
+
+
 # --- typed-fact rules: what a newer fact proposes to retire ------------------------------
 
 
@@ -147,10 +156,7 @@ def rule_suggestions(
     """
     predicates = _by_name(registry)
     single = {name for name, p in predicates.items() if p.cardinality == "single"}
-    excluded_by = {
-        normalized(name): {normalized(o) for o in others}
-        for name, others in exclusions(registry).items()
-    }
+    excluded_by = folded_exclusions(registry)
     # Each fact with its parts folded once: (order, predicate, value, memory).
     by_subject: dict[str, list[tuple[tuple[str, str], str, str, Memory]]] = {}
     for memory in memories:

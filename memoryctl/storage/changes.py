@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, normalized
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.index_format import TYPED_FACT
 from memoryctl.storage.parsing import memory_from_doc
@@ -52,18 +52,21 @@ class LiveChanges(IndexConnection):
         self, subjects: Sequence[str], predicates: Sequence[str], value: str | None = None
     ) -> list[Memory]:
         """The typed facts (not retired) with these subjects and predicates (and this
-        value, as facts compare them, when given), read from the columns alone: enough
-        for the rules, and fast for a subject with thousands."""
+        value, when given), compared as the rules compare them (case and whitespace
+        folded), read from the columns alone: enough for the rules, and fast for a
+        subject with thousands."""
         if not subjects or not predicates:
             return []
         found: list[Memory] = []
+        keys = sorted({normalized(p) for p in predicates})
         by_value = "" if value is None else "AND value_key = ? "
-        for start in range(0, len(subjects), 200):
-            part = list(subjects[start : start + 200])
+        folded = sorted({normalized(s) for s in subjects})
+        for start in range(0, len(folded), 200):
+            part = folded[start : start + 200]
             found += self._facts(
-                f"subject IN ({','.join('?' * len(part))}) "
-                f"AND predicate IN ({','.join('?' * len(predicates))}) {by_value}",
-                [*part, *predicates, *(() if value is None else (value,))],
+                f"subject_key IN ({','.join('?' * len(part))}) "
+                f"AND predicate_key IN ({','.join('?' * len(keys))}) {by_value}",
+                [*part, *keys, *(() if value is None else (normalized(value),))],
             )
         return found
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, normalized
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.index_format import TYPED_FACT
 
@@ -38,12 +38,14 @@ class ContestQueries(IndexConnection):
         return found
 
     def newest_facts(self, pairs: Iterable[tuple[str, str]]) -> list[Memory]:
-        """For each (subject, predicate), the newest active typed fact that holds it."""
+        """For each (subject, predicate), compared as the rules compare them (case and
+        whitespace folded), the newest active typed fact that holds it."""
         found: list[Memory] = []
-        for subject, predicate in sorted(set(pairs)):
+        for subject, predicate in sorted({(normalized(s), normalized(p)) for s, p in pairs}):
             found += self._memories(
-                f"SELECT doc, body FROM notes WHERE subject = ? AND predicate = ? AND {TYPED_FACT} "
-                "AND +status = 'active' AND broken IS NULL ORDER BY created DESC, mid DESC LIMIT 1",
+                "SELECT doc, body FROM notes WHERE subject_key = ? AND predicate_key = ? "
+                f"AND {TYPED_FACT} AND +status = 'active' AND broken IS NULL "
+                "ORDER BY created DESC, mid DESC LIMIT 1",
                 (subject, predicate),
             )
         return found

@@ -6,7 +6,7 @@ sqlmodel and SQLAlchemy (0.3 s, which the TUI would spend before its first paint
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 def source_ref(table: str = "") -> str:
@@ -41,12 +41,13 @@ FTS_DDL = (
     "WHERE instr(doc, '\"retires\":[]') = 0",
     # The typed facts alone (a tenth of a vault, or fewer): the newest fact of a subject's
     # predicate, every fact of it, and those that hold a value, read without visiting the
-    # other facts about the subject (`user` can hold thousands). Queries repeat
-    # `TYPED_FACT` word for word, as SQLite asks of a partial index.
-    "CREATE INDEX IF NOT EXISTS ix_notes_facts ON notes(subject, predicate, created, mid) "
-    f"WHERE {TYPED_FACT}",
-    "CREATE INDEX IF NOT EXISTS ix_notes_fact_values ON notes(subject, predicate, value_key) "
-    f"WHERE {TYPED_FACT}",
+    # other facts about the subject (`user` can hold thousands), by the folded keys the
+    # rules compare. Queries repeat `TYPED_FACT` word for word, as SQLite asks of a
+    # partial index.
+    "CREATE INDEX IF NOT EXISTS ix_notes_facts "
+    f"ON notes(subject_key, predicate_key, created, mid) WHERE {TYPED_FACT}",
+    "CREATE INDEX IF NOT EXISTS ix_notes_fact_values "
+    f"ON notes(subject_key, predicate_key, value_key) WHERE {TYPED_FACT}",
     # The few memories with an `expires` date, found without reading every document:
     # `check` asks for them all.
     f"CREATE INDEX IF NOT EXISTS ix_notes_expiring ON notes(status) WHERE {HAS_EXPIRY}",

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from memoryctl import relations, search_query
-from memoryctl.memory import Memory
+from memoryctl.memory import Memory, normalized
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.index_format import TYPED_FACT, source_ref
 from memoryctl.storage.parsing import memory_from_doc
@@ -138,22 +138,24 @@ class IndexReads(IndexConnection):
         self, subjects: Sequence[str], predicates: Sequence[str], values: Iterable[str]
     ) -> list[Memory]:
         """Current typed facts with these subjects and predicates that hold one of these
-        values (as facts compare them, `memory.normalized`).
+        values, all compared as facts compare them (`memory.normalized`).
 
         Read from the typed-fact index by value: a subject like `user` can hold thousands
         of facts, and visiting them all took most of a bundle's time.
         """
-        keys = sorted(set(values))
-        if not subjects or not predicates or not keys:
+        keys = sorted({normalized(v) for v in values})
+        subject_keys = sorted({normalized(s) for s in subjects})
+        predicate_keys = sorted({normalized(p) for p in predicates})
+        if not subject_keys or not predicate_keys or not keys:
             return []
         marks = ",".join
         # `+status` keeps SQLite on the typed-fact index.
         return self._memories(
-            f"SELECT doc, body FROM notes WHERE subject IN ({marks('?' * len(subjects))}) "
-            f"AND predicate IN ({marks('?' * len(predicates))}) "
+            f"SELECT doc, body FROM notes WHERE subject_key IN ({marks('?' * len(subject_keys))}) "
+            f"AND predicate_key IN ({marks('?' * len(predicate_keys))}) "
             f"AND value_key IN ({marks('?' * len(keys))}) AND {TYPED_FACT} "
             "AND +status = 'active' AND broken IS NULL",
-            [*subjects, *predicates, *keys],
+            [*subject_keys, *predicate_keys, *keys],
         )
 
     def search_rows(

@@ -69,7 +69,8 @@ class ParsedFile(NamedTuple):
 NOTE_COLUMNS = (
     "mid", "path", "size", "mtime_ns", "sha", "title", "kind", "status", "pinned",
     "pin_order", "created", "namespace", "visibility", "subject", "predicate", "value",
-    "value_key", "is_correction", "broken", "problems", "doc", "body",
+    "subject_key", "predicate_key", "value_key", "is_correction", "broken", "problems", "doc",
+    "body",
 )  # fmt: skip
 
 
@@ -191,6 +192,11 @@ def sealed_memory(relpath: str, fallback_created: str) -> Memory:
     )
 
 
+def _key(part: str | None) -> str | None:
+    """A typed fact's subject, predicate or value as the rules compare it."""
+    return None if part is None else normalized(part)
+
+
 def parse_file(root: Path | str, relpath: str, size: int, mtime_ns: int) -> ParsedFile:
     memory, sha = read_memory(root, relpath, size, mtime_ns)
     return parsed_file(memory, relpath, size, mtime_ns, sha)
@@ -201,7 +207,7 @@ def parsed_file(memory: Memory, relpath: str, size: int, mtime_ns: int, sha: str
     row = (
         m.id, relpath, size, mtime_ns, sha, m.title, m.kind, m.status, m.pinned, m.pin_order,
         m.created, m.namespace, m.visibility, m.subject, m.predicate, m.value,
-        normalized(m.value) if m.value is not None else None,
+        _key(m.subject), _key(m.predicate), _key(m.value),
         m.is_correction and m.has_id, m.broken, len(m.problems), memory_doc(m), m.body,
     )  # fmt: skip
     needles = ()

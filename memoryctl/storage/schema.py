@@ -29,11 +29,15 @@ class NoteRow(SQLModel, table=True):
     created: str = Field(index=True)
     namespace: str = Field(index=True)
     visibility: str
-    subject: str | None = Field(default=None, index=True)
+    subject: str | None = None
     predicate: str | None = None
     value: str | None = None
-    # The value as facts are compared (`memory.normalized`), so a query finds the facts
-    # that hold a value without reading every fact about the subject.
+    # The subject, predicate and value as facts are compared (`memory.normalized`: case
+    # and whitespace folded), so the typed-fact indexes find `Ada lives_in` for `ada
+    # Lives_In` and the facts that hold a value without reading every fact about the
+    # subject.
+    subject_key: str | None = None
+    predicate_key: str | None = None
     value_key: str | None = None
     is_correction: bool = False
     broken: str | None = None
