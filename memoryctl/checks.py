@@ -12,7 +12,7 @@ withdrawn, with a note, so the queue only holds what still applies.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,29 @@ from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal, Suggestion
 from memoryctl.rules import load_registry, rule_suggestions
 from memoryctl.storage.vault import Vault
+
+# The notes a check writes when it withdraws a proposal because what proposed it no
+# longer holds. Such a proposal is memoryctl's to take back and so memoryctl's to bring
+# back: a check that finds its key again makes it pending again (`REOPENED`). One the
+# person declined, or that a decision withdrew as moot, stays as it is.
+NO_LONGER_FOUND = "the check that proposed it no longer finds it"
+TRIGGER_UNDONE = "what proposed it changed, and no longer proposes it"
+ANCHORS_FINE = "its anchors check out again"
+ALREADY_RETIRED = " is already retired"
+REOPENED = "what proposed it is back"
+
+
+def withdrawn_by_check(proposal: Proposal) -> bool:
+    """Whether a check (not the person, nor a decision) withdrew this proposal."""
+    if proposal.state != "withdrawn" or proposal.decision is None:
+        return False
+    note = proposal.decision.note or ""
+    return note in (NO_LONGER_FOUND, TRIGGER_UNDONE, ANCHORS_FINE) or note.endswith(ALREADY_RETIRED)
+
+
+def found_again(queue: Iterable[Proposal], keys: Collection[str]) -> list[Proposal]:
+    """The proposals a check withdrew whose key a check finds again: they come back."""
+    return [p for p in queue if p.key in keys and withdrawn_by_check(p)]
 
 
 @dataclass(frozen=True)
@@ -103,6 +126,7 @@ def retires_cycles(naming: Sequence[Memory]) -> list[list[str]]:
 class CheckReport:
     proposed: list[Proposal] = field(default_factory=list)
     withdrawn: list[Proposal] = field(default_factory=list)
+    reopened: list[Proposal] = field(default_factory=list)  # pending again: see REOPENED
     already: int = 0  # findings a proposal already covers (in any state)
     unreplaced: list[Unreplaced] = field(default_factory=list)
     refused: list[tuple[Memory, AnchorBreak]] = field(default_factory=list)
@@ -113,6 +137,7 @@ class CheckReport:
         return {
             "proposed": [p.as_json() for p in self.proposed],
             "withdrawn": [p.as_json() for p in self.withdrawn],
+            "reopened": [p.as_json() for p in self.reopened],
             "already_proposed": self.already,
             "unreplaced": [u.as_json() for u in self.unreplaced],
             "refused": [
@@ -166,22 +191,35 @@ def withdraw_stale(
         if any(m is None for m in targets):
             continue
         retired = [m.id for m in targets if m is not None and m.status == "retired"]
-        change.withdraw([proposal], f"{', '.join(retired)} is already retired" if retired else note)
+        change.withdraw([proposal], f"{', '.join(retired)}{ALREADY_RETIRED}" if retired else note)
 
 
 def _file(change: Change, suggestions: list[Suggestion], report: CheckReport) -> None:
     keys = {s.key for s in suggestions}
     report.proposed = change.propose(suggestions)
-    report.already = len(keys) - len(report.proposed)
+    report.reopened = change.reopen(found_again(change.queue.proposals, keys), REOPENED)
+    report.already = len(keys) - len(report.proposed) - len(report.reopened)
+
+
+def proposal_lines(
+    proposed: Sequence[Proposal], withdrawn: Sequence[Proposal], reopened: Sequence[Proposal]
+) -> list[str]:
+    """The lines of a check's commit message below its title."""
+    lines = [
+        f"proposal {p.id}: {p.action} {', '.join(p.targets)} ({p.describe_origin()})"
+        for p in proposed
+    ]
+    lines += [f"withdrawn {p.id}: {p.action} {', '.join(p.targets)}" for p in withdrawn]
+    lines += [f"reopened {p.id}: {p.action} {', '.join(p.targets)}" for p in reopened]
+    return lines
 
 
 def _message(title: str, report: CheckReport) -> str:
-    lines = [f"{title}: propose {len(report.proposed)}, withdraw {len(report.withdrawn)}", ""]
-    for p in report.proposed:
-        lines.append(f"proposal {p.id}: {p.action} {', '.join(p.targets)} ({p.describe_origin()})")
-    for p in report.withdrawn:
-        lines.append(f"withdrawn {p.id}: {p.action} {', '.join(p.targets)}")
-    return "\n".join(lines)
+    title = f"{title}: propose {len(report.proposed)}, withdraw {len(report.withdrawn)}"
+    if report.reopened:
+        title += f", reopen {len(report.reopened)}"
+    lines = proposal_lines(report.proposed, report.withdrawn, report.reopened)
+    return "\n".join([title, "", *lines])
 
 
 @dataclass
@@ -229,21 +267,22 @@ def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
     report.unreplaced = found.unreplaced
     report.checked = found.checked
     _file(change, suggestions, report)
-    covers = [
-        p
-        for p in change.queue.proposals
-        if p.origin in ("explicit", "rule", "expiry")
-        or (p.origin == "lineage" and "|retired:" in p.key)
-    ]
-    withdraw_stale(
-        change,
-        covers,
-        {s.key for s in suggestions},
-        "the check that proposed it no longer finds it",
-    )
+    covers = whole_vault_covers(change.queue.proposals)
+    withdraw_stale(change, covers, {s.key for s in suggestions}, NO_LONGER_FOUND)
     report.withdrawn = change.withdrawn
     report.commit = change.commit(_message("Check", report))
     return report
+
+
+def whole_vault_covers(queue: Iterable[Proposal]) -> list[Proposal]:
+    """The proposals a check of the whole vault (`find_all`) would make again if they
+    still applied: the rest are withdrawn when it no longer finds them."""
+    return [
+        p
+        for p in queue
+        if p.origin in ("explicit", "rule", "expiry")
+        or (p.origin == "lineage" and "|retired:" in p.key)
+    ]
 
 
 def anchored_memories(vault: Vault) -> list[Memory]:
@@ -261,9 +300,7 @@ def check_anchors(vault: Vault, repo: Path, *, now: dt.datetime) -> CheckReport:
     report.checked = {"memories": found.checked, "anchors": found.anchors}
     _file(change, found.suggestions, report)
     covers = [p for p in change.queue.proposals if p.origin == "anchor"]
-    withdraw_stale(
-        change, covers, {s.key for s in found.suggestions}, "its anchors check out again"
-    )
+    withdraw_stale(change, covers, {s.key for s in found.suggestions}, ANCHORS_FINE)
     report.withdrawn = change.withdrawn
     report.commit = change.commit(_message("Check anchors", report))
     return report
@@ -282,6 +319,7 @@ def check_now(vault: Vault, *, now: dt.datetime) -> CheckReport:
     return CheckReport(
         proposed=[*report.proposed, *anchored.proposed],
         withdrawn=[*report.withdrawn, *anchored.withdrawn],
+        reopened=[*report.reopened, *anchored.reopened],
         already=report.already + anchored.already,
         unreplaced=report.unreplaced,
         refused=anchored.refused,

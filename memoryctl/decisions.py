@@ -155,6 +155,17 @@ class Change:
             if fresh.is_pending:
                 self.withdrawn.append(self.decide(fresh, raw, "withdrawn", note))
 
+    def reopen(self, proposals: Iterable[Proposal], note: str) -> list[Proposal]:
+        """Make these withdrawn proposals pending again, each as it is on disk now."""
+        reopened = []
+        for proposal in proposals:
+            if proposal.path in self._files or proposal.state != "withdrawn":
+                continue
+            fresh, raw = self.store.read(proposal)
+            if fresh.state == "withdrawn" and fresh.key == proposal.key:
+                reopened.append(self.decide(fresh, raw, "pending", note))
+        return reopened
+
     def previous_commit(self, memory: Memory) -> str | None:
         """The commit that holds a memory's text as it is now, committing an outside edit
         first so that the text being replaced is never lost."""

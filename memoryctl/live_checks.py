@@ -25,11 +25,18 @@ from dataclasses import dataclass, field
 
 from memoryctl.anchors import RepoFiles, anchor_suggestions, repo_root
 from memoryctl.checks import (
+    NO_LONGER_FOUND,
+    REOPENED,
+    TRIGGER_UNDONE,
     anchored_memories,
     explicit_suggestions,
     find_all,
+    found_again,
+    proposal_lines,
     retired_lineage,
+    whole_vault_covers,
     withdraw_stale,
+    withdrawn_by_check,
 )
 from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
@@ -47,7 +54,7 @@ from memoryctl.storage.index import Index
 from memoryctl.storage.vault import Vault, VaultBusy, VaultError
 
 # The note on a proposal withdrawn because the change that triggered it is undone.
-WITHDRAWN = "what proposed it changed, and no longer proposes it"
+WITHDRAWN = TRIGGER_UNDONE
 
 # More changed rows than this (a cold build, a large `git pull`) and the whole vault
 # is checked at once: at that size one pass over it is quicker than one per change.
@@ -65,6 +72,7 @@ class LiveReport:
     whole: bool = False  # the whole vault was checked
     proposed: list[Proposal] = field(default_factory=list)
     withdrawn: list[Proposal] = field(default_factory=list)
+    reopened: list[Proposal] = field(default_factory=list)  # a check's withdrawal, undone
     commit: str | None = None
     deferred: bool = False  # another writer held the vault; nothing was filed or marked
 
@@ -151,7 +159,8 @@ def _anchor_suggestions(vault: Vault, memories: list[Memory]) -> list[Suggestion
 
 def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
     """Run the proposing checks over what changed since they last ran, file what they
-    find that has never been proposed, and withdraw what a change no longer triggers."""
+    find that has never been proposed, withdraw what a change no longer triggers, and
+    bring back what a check withdrew and now finds again."""
     index = vault.index
     top = index.newest_rowid()
     mark = index.live_mark()
@@ -159,25 +168,37 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
     report = LiveReport()
     if mark is not None and top <= mark and not before:
         return report
-    stale: list[Proposal] = []
+    change: Change | None = None
     if mark is None or index.rows_after(mark) > BULK:
         report.whole = True
         report.checked = index.count()
         found = find_all(vault, now).suggestions
         found += _anchor_suggestions(vault, anchored_memories(vault))
+        # As `check` does: the queue is listed once, and what the whole vault no longer
+        # proposes is withdrawn.
+        change = Change.start(vault, now)
+        keys = {s.key for s in found}
+        report.proposed = change.propose(found)
+        withdraw_stale(change, whole_vault_covers(change.queue.proposals), keys, NO_LONGER_FOUND)
+        report.reopened = change.reopen(found_again(change.queue.proposals, keys), REOPENED)
     else:
         changed = index.memories_after(mark)
         report.checked = len(changed)
         found = suggestions_for(vault, changed, now)
-        stale = triggered_before(vault, before, changed, {s.key for s in found})
-    keys = {s.key for s in found}
-    found = unfiled(vault, found)
-    if found or stale:
-        change = Change.start(vault, now)
-        report.proposed = change.propose(found)
-        withdraw_stale(change, stale, keys, WITHDRAWN)
+        keys = {s.key for s in found}
+        stale = triggered_before(vault, before, changed, keys)
+        fresh = unfiled(vault, found)
+        # A check's withdrawal is written by memoryctl, so its file says so plainly.
+        withdrawn = _filed(vault, found, b"\nstate: withdrawn\n")
+        back = [p for _, p in withdrawn if withdrawn_by_check(p)]
+        change = Change.start(vault, now) if fresh or stale or back else None
+        if change is not None:
+            report.proposed = change.propose(fresh)
+            withdraw_stale(change, stale, keys, WITHDRAWN)
+            report.reopened = change.reopen(back, REOPENED)
+    if change is not None:
         report.withdrawn = change.withdrawn
-        if report.proposed or report.withdrawn:
+        if report.proposed or report.withdrawn or report.reopened:
             try:
                 report.commit = change.commit(_message(report), lock_wait=CHECK_LOCK_WAIT)
             except VaultBusy:
@@ -187,6 +208,27 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
     index.set_live_mark(top)
     index.forget_removed(upto)
     return report
+
+
+def _filed(
+    vault: Vault, suggestions: list[Suggestion], holding: bytes = b""
+) -> list[tuple[Suggestion, Proposal]]:
+    """The proposals filed with these suggestions' keys, each read from the file its key
+    names (so the queue is never listed); with `holding`, only files that hold these
+    bytes are parsed."""
+    filed = []
+    for suggestion in suggestions:
+        relpath = f"{PROPOSALS_DIR}/{proposal_id(suggestion.key)}.md"
+        try:
+            raw = (vault.root / relpath).read_bytes()
+            if holding not in raw:
+                continue
+            proposal = proposal_from_file(relpath, raw, "")
+        except (OSError, ProposalError):
+            continue  # not filed, or unreadable: `doctor` and the Review screen say so
+        if proposal.key == suggestion.key:
+            filed.append((suggestion, proposal))
+    return filed
 
 
 def triggered_before(
@@ -211,17 +253,8 @@ def triggered_before(
         facts = {m.id: m for m in _facts_about(vault.index, [memory], registry, whole=True)}
         facts[memory.id] = memory
         proposed += rule_suggestions(facts.values(), registry, {memory.id})
-    stale: dict[str, Proposal] = {}
-    for suggestion in proposed:
-        relpath = f"{PROPOSALS_DIR}/{proposal_id(suggestion.key)}.md"
-        if suggestion.key in found or not (vault.root / relpath).is_file():
-            continue
-        try:
-            proposal = proposal_from_file(relpath, (vault.root / relpath).read_bytes(), "")
-        except (OSError, ProposalError):
-            continue  # `doctor` and the Review screen report an unreadable proposal
-        if proposal.key == suggestion.key and proposal.is_pending:
-            stale[proposal.id] = proposal
+    unfound = [s for s in proposed if s.key not in found]
+    stale = {p.id: p for _, p in _filed(vault, unfound) if p.is_pending}
     return list(stale.values())
 
 
@@ -253,9 +286,7 @@ def _message(report: LiveReport) -> str:
     title = f"Check changes: propose {len(report.proposed)}"
     if report.withdrawn:
         title += f", withdraw {len(report.withdrawn)}"
-    lines = [title, ""]
-    for p in report.proposed:
-        lines.append(f"proposal {p.id}: {p.action} {', '.join(p.targets)} ({p.describe_origin()})")
-    for p in report.withdrawn:
-        lines.append(f"withdrawn {p.id}: {p.action} {', '.join(p.targets)}")
-    return "\n".join(lines)
+    if report.reopened:
+        title += f", reopen {len(report.reopened)}"
+    lines = proposal_lines(report.proposed, report.withdrawn, report.reopened)
+    return "\n".join([title, "", *lines])

@@ -2,6 +2,9 @@
 gone (the `retires` removed, the typed fact edited away, the file deleted), the next
 command withdraws the proposal, with a note, in the commit of its own live checks.
 Nothing else is touched: a proposal whose target is gone stays, for the person.
+
+And when the trigger comes back, so does the proposal, pending again: a check took it
+back, so a check brings it back. One the person declined stays declined.
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ from pathlib import Path
 from review_helpers import status, subjects
 from test_bundle import edit_frontmatter, path_of
 
-from memoryctl.live_checks import WITHDRAWN, check_changes
+from memoryctl.checks import NO_LONGER_FOUND, REOPENED
+from memoryctl.live_checks import BULK, WITHDRAWN, check_changes
 from memoryctl.memory import moment
 from memoryctl.storage.vault import Vault
 
 NEOVIM, HELIX = "vvtwsb0afj", "r2qxe7ged0"  # Helix names Neovim in `retires`
 LISBON, PORTO = "hafbhwmj2s", "aghaak5xqn"  # Porto replaces Lisbon (`lives_in`)
+DINNER = "scarjk0h83"  # a plan that expired on 2026-11-21
 NOW = moment("2026-11-29T12:00:00Z")
 
 
@@ -71,7 +76,7 @@ def test_an_edit_of_the_text_alone_withdraws_nothing(sample_dir, cli):
     assert review(cli, sample_dir, "withdrawn") == {}
 
 
-def test_the_live_checks_report_what_they_withdrew(sample_dir):
+def test_the_live_checks_report_what_they_withdrew_and_what_came_back(sample_dir):
     vault = Vault(sample_dir)
     try:
         first = check_changes(vault, now=NOW)
@@ -81,10 +86,109 @@ def test_the_live_checks_report_what_they_withdrew(sample_dir):
         report = check_changes(vault, now=NOW)
         assert [(p.targets, p.state) for p in report.withdrawn] == [((NEOVIM,), "withdrawn")]
         assert report.proposed == [] and report.commit is not None
-        # Putting the line back does not file it again: it was decided, by withdrawal.
+        # Putting the line back brings the same proposal back, pending again.
         edit_frontmatter(path_of(sample_dir, HELIX), retires=f"[{NEOVIM}]")
         vault.index.sync()
         again = check_changes(vault, now=NOW)
         assert again.proposed == [] and again.withdrawn == []
+        assert [(p.id, p.state) for p in again.reopened] == [(report.withdrawn[0].id, "pending")]
     finally:
         vault.close()
+
+
+# --- the trigger comes back: so does the proposal ------------------------------------------
+
+
+def test_putting_retires_back_makes_the_withdrawn_proposal_pending_again(sample_dir, cli):
+    proposal = review(cli, sample_dir)[NEOVIM]
+    edit_frontmatter(path_of(sample_dir, HELIX), retires="[]")
+    assert NEOVIM not in review(cli, sample_dir)
+    edit_frontmatter(path_of(sample_dir, HELIX), retires=f"[{NEOVIM}]")
+    result = cli("--vault", str(sample_dir), "review", "--json")
+    assert "1 withdrawn proposal is pending again: what proposed it is back" in result.err
+    back = review(cli, sample_dir)[NEOVIM]
+    assert back["id"] == proposal["id"]  # the same proposal, not a new one
+    assert [(h["state"], h.get("note")) for h in back["history"]] == [
+        ("withdrawn", WITHDRAWN),
+        ("pending", REOPENED),
+    ]
+    assert subjects(sample_dir)[0] == "Check changes: propose 0, reopen 1"
+
+
+def test_a_typed_fact_edited_away_and_back_brings_its_proposal_back(sample_dir, cli):
+    proposal = review(cli, sample_dir)[LISBON]
+    edit_frontmatter(path_of(sample_dir, PORTO), value="Lisbon")
+    assert LISBON not in review(cli, sample_dir)
+    edit_frontmatter(path_of(sample_dir, PORTO), value="Porto")
+    assert review(cli, sample_dir)[LISBON]["id"] == proposal["id"]
+    assert review(cli, sample_dir, "withdrawn") == {}
+
+
+def test_a_deleted_file_put_back_brings_its_proposal_back(sample_dir, cli):
+    proposal = review(cli, sample_dir)[NEOVIM]
+    path = path_of(sample_dir, HELIX)
+    text = path.read_text(encoding="utf-8")
+    path.unlink()
+    assert NEOVIM not in review(cli, sample_dir)
+    path.write_text(text, encoding="utf-8")
+    assert review(cli, sample_dir)[NEOVIM]["id"] == proposal["id"]
+
+
+def test_a_declined_proposal_stays_declined_when_its_trigger_goes_and_comes_back(sample_dir, cli):
+    proposal = review(cli, sample_dir)[NEOVIM]
+    declined = cli("--vault", str(sample_dir), "review", "decline", proposal["id"])
+    assert declined.code == 0, declined.err
+    edit_frontmatter(path_of(sample_dir, HELIX), retires="[]")
+    review(cli, sample_dir)
+    edit_frontmatter(path_of(sample_dir, HELIX), retires=f"[{NEOVIM}]")
+    assert NEOVIM not in review(cli, sample_dir)
+    assert review(cli, sample_dir, "declined")[NEOVIM]["id"] == proposal["id"]
+    checked = cli("--vault", str(sample_dir), "check", "--json").json()
+    assert checked["proposed"] == [] and checked["reopened"] == []
+
+
+def test_check_brings_back_what_it_withdrew_and_the_bundle_shows_it_again(sample_dir, cli):
+    """An expiry proposal exists only as a proposal: while it is withdrawn the bundle has
+    nothing to say beneath the plan, and once the date is back it says it again."""
+    vault, now = ("--vault", str(sample_dir)), ("--now", "2026-11-29T12:00:00Z")
+    message = ("preview", "--message", "dinner with Sam at Taberna do Largo", *now)
+    assert DINNER in review(cli, sample_dir)
+    plan = path_of(sample_dir, DINNER)
+    edit_frontmatter(plan, expires="2026-12-24")
+    checked = cli(*vault, "check", "--json", *now).json()
+    assert [p["targets"] for p in checked["withdrawn"]] == [[DINNER]]
+    assert "pending (" not in cli(*vault, *message).out
+    edit_frontmatter(plan, expires="2026-11-21")
+    checked = cli(*vault, "check", "--json", *now).json()
+    assert [(p["targets"], p["state"]) for p in checked["reopened"]] == [([DINNER], "pending")]
+    shown = cli(*vault, *message).out
+    dinner = shown.index("Taberna do Largo")
+    assert "a proposal to retire this awaits the person's decision" in shown[dinner:]
+
+
+# --- a bulk change withdraws too --------------------------------------------------------------
+
+
+def test_a_large_pull_that_also_removes_a_retires_withdraws_its_proposal(sample_dir, cli):
+    """More changed rows than the live checks look at one by one: they check the whole
+    vault, as `check` does, and withdraw what it no longer proposes."""
+    assert NEOVIM in review(cli, sample_dir)
+    folder = sample_dir / "memories" / "pulled"
+    folder.mkdir()
+    for number in range(BULK + 1):
+        (folder / f"note-{number}.md").write_text(
+            f"---\ntitle: Pulled note {number}\n---\n\nA note from another device, {number}.\n",
+            encoding="utf-8",
+        )
+    edit_frontmatter(path_of(sample_dir, HELIX), retires="[]")
+    assert NEOVIM not in review(cli, sample_dir)
+    assert review(cli, sample_dir, "withdrawn")[NEOVIM]["decision"]["note"] == NO_LONGER_FOUND
+
+
+def test_a_full_reindex_withdraws_what_the_vault_no_longer_proposes(sample_dir, cli):
+    assert LISBON in review(cli, sample_dir)
+    edit_frontmatter(path_of(sample_dir, PORTO), value="Lisbon")
+    result = cli("--vault", str(sample_dir), "reindex", "--full")
+    assert result.code == 0, result.err
+    assert LISBON not in review(cli, sample_dir)
+    assert LISBON in review(cli, sample_dir, "withdrawn")

@@ -142,6 +142,12 @@ def check_changes(vault, now: str | None = None) -> None:
             f"{count} proposal{'' if count == 1 else 's'} withdrawn: what proposed "
             f"{'it' if count == 1 else 'them'} changed (memoryctl review --state withdrawn)."
         )
+    if report.reopened:
+        count = len(report.reopened)
+        note(
+            f"{count} withdrawn proposal{' is' if count == 1 else 's are'} pending again: what "
+            f"proposed {'it' if count == 1 else 'them'} is back (memoryctl review)."
+        )
 
 
 def finish(vault) -> None:

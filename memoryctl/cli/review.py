@@ -135,6 +135,8 @@ def cmd_propose(args: argparse.Namespace) -> None:
 
 
 def _print_check(vault, report, problems: Sequence[tuple[str, str]]) -> None:
+    from memoryctl.checks import REOPENED
+
     _report_problems(problems)
     titles = {
         m.id: m.title
@@ -148,6 +150,8 @@ def _print_check(vault, report, problems: Sequence[tuple[str, str]]) -> None:
     for proposal in report.withdrawn:
         why = proposal.decision.note if proposal.decision else ""
         say(f"withdrew {proposal.id}  {', '.join(proposal.targets)}: {why}")
+    for proposal in report.reopened:
+        say(f"reopened {proposal.id}  {', '.join(proposal.targets)}: {REOPENED}")
     for missing in report.unreplaced:
         note(
             f"unreplaced: {missing.memory.id} ({missing.memory.title}) retires "
@@ -155,9 +159,9 @@ def _print_check(vault, report, problems: Sequence[tuple[str, str]]) -> None:
         )
     for memory, broken in report.refused:
         note(f"refused: {memory.id} ({memory.title}): {broken.detail}")
-    if not report.proposed and not report.withdrawn:
+    if not report.proposed and not report.withdrawn and not report.reopened:
         say(f"Nothing new to propose ({report.already} already proposed).")
-    elif report.proposed:
+    elif report.proposed or report.reopened:
         note("Decide with memoryctl review.")
 
 

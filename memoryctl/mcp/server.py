@@ -470,6 +470,8 @@ def check_what_changed(state: ServerState, notice: Callable[[str], None]) -> Non
         notice(
             f"memoryctl: {len(report.withdrawn)} proposal(s) withdrawn: what proposed them changed"
         )
+    if report.reopened:
+        notice(f"memoryctl: {len(report.reopened)} withdrawn proposal(s) pending again")
 
 
 def finish_writes(server: MCPServer, timeout: float = 30.0) -> None:

@@ -97,11 +97,14 @@ def run_every_check(vault: Vault, now: dt.datetime) -> str:
 
     report = check_now(vault, now=now)
     proposed, withdrawn = len(report.proposed), len(report.withdrawn)
-    if not proposed and not withdrawn:
+    reopened = len(report.reopened)
+    if not proposed and not withdrawn and not reopened:
         return "Checked: nothing new to propose."
     parts = [counted(proposed, "new proposal")]
     if withdrawn:
         parts.append(f"{withdrawn} withdrawn (no longer found)")
+    if reopened:
+        parts.append(f"{reopened} pending again (found again)")
     return "Checked: " + ", ".join(parts) + "."
 
 

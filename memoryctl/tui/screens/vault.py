@@ -373,8 +373,7 @@ class VaultScreen(AppScreen):
             self.post_message(self.VaultChanged(paths))
 
     def check_changes(self) -> bool:
-        """The live checks over what the index took in; True when they proposed or
-        withdrew."""
+        """The live checks over what the index took in; True when they changed the queue."""
         from memoryctl.actions import utcnow
         from memoryctl.live_checks import check_changes
 
@@ -383,7 +382,7 @@ class VaultScreen(AppScreen):
         except Exception as error:
             self.post_message(WorkFailed("check what changed", describe(error)))
             return False
-        return bool(report.proposed or report.withdrawn)
+        return bool(report.proposed or report.withdrawn or report.reopened)
 
     # --- handlers: they own the widgets ------------------------------------------------------
 
