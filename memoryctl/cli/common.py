@@ -119,6 +119,8 @@ def check_changes(vault, now: str | None = None) -> None:
     export at a fixed moment is the same every time); the clock otherwise. The checks
     never stop the command: one that cannot run (git refuses the commit, say) is a
     warning, and the next command tries again."""
+    if not vault.index.live_checks_due():
+        return  # nothing changed since they last ran: not even their code is loaded
     from memoryctl.actions import utcnow
     from memoryctl.errors import describe
     from memoryctl.live_checks import check_changes as run

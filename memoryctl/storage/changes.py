@@ -30,6 +30,17 @@ class LiveChanges(IndexConnection):
     def set_live_mark(self, rowid: int) -> None:
         self._execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (MARK, str(rowid)))
 
+    def live_checks_due(self) -> bool:
+        """Whether anything changed since the live checks last ran: a row above their
+        mark, a memory kept as it was before its file changed, or no mark at all. One
+        query on two indexes, so a command on an unchanged vault loads no checks."""
+        rows = self._execute(
+            "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), -1) "
+            "< (SELECT coalesce(max(rowid), 0) FROM notes) OR EXISTS (SELECT 1 FROM removed)",
+            (MARK,),
+        )
+        return bool(rows[0][0])
+
     def rows_after(self, rowid: int) -> int:
         return self._execute("SELECT count(*) FROM notes WHERE rowid > ?", (rowid,))[0][0]
 

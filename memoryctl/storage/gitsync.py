@@ -156,15 +156,36 @@ def install(root: Path, *, sealing: bool = True) -> Setup:
     return Setup(tuple(changed), attributes, was_missing)
 
 
+# What `recorded_pythons` read from each config file, by its path and stat: a process
+# that opens the vault again (a test suite, a face that reopens it) reads it once.
+_RECORDED_SEEN: dict[Path, tuple[tuple[int, int, int], frozenset[str]]] = {}
+
+
 def recorded_pythons(root: Path) -> set[str]:
     """The Python interpreters this repository's config has git run memoryctl with,
-    read from the config file itself (no git process: every command asks)."""
+    read from the config file itself (no git process: every command asks), and read
+    again only when the file changed."""
     if not (root / ".git").exists():
         return set()
     try:
-        text = (_git_dir(root) / "config").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, GitError):
+        config = _git_dir(root) / "config"
+        stat = config.stat()
+    except (OSError, GitError):
         return set()
+    stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    seen = _RECORDED_SEEN.get(config)
+    if seen is not None and seen[0] == stamp:
+        return set(seen[1])
+    try:
+        text = config.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return set()
+    found = _pythons_in(text)
+    _RECORDED_SEEN[config] = (stamp, frozenset(found))
+    return found
+
+
+def _pythons_in(text: str) -> set[str]:
     found = set()
     for line in text.splitlines():
         _, equals, value = line.partition("=")
