@@ -83,15 +83,23 @@ class Change:
             return notefile.sha256(self._notes[memory.path][1].to_bytes())
         return current_sha(self.vault.root / memory.path)
 
+    def _indexed_shas(
+        self, targets: Sequence[str], files: Mapping[str, tuple[str, str]]
+    ) -> dict[str, str]:
+        shas = {}
+        for target in targets:
+            if target in files:
+                path, sha = files[target]
+                edited = self._notes.get(path)
+                shas[target] = notefile.sha256(edited[1].to_bytes()) if edited else sha
+        return shas
+
     def _new_file(
-        self, suggestion: Suggestion, targets: Mapping[str, Memory], decision: Decision | None
+        self, suggestion: Suggestion, shas: dict[str, str], decision: Decision | None
     ) -> Proposal:
         pid = self.store.free_id(suggestion.key, self._ids)
         self._ids.add(pid)
         self._keys.add(suggestion.key)
-        shas = {
-            t: sha for t in suggestion.targets if t in targets and (sha := self._sha(targets[t]))
-        }
         relpath = f"{PROPOSALS_DIR}/{pid}.md"
         data = new_proposal_bytes(suggestion, pid, self.now, shas, decision)
         self._files[relpath] = (data, None)
@@ -122,15 +130,19 @@ class Change:
         ]
         if not fresh:
             return []
-        targets = self.vault.index.get_many({t for s in fresh for t in s.targets})
-        made = [self._new_file(s, targets, None) for s in fresh]
+        # Each target's hash as the index last read it: what the check judged. A file
+        # changed since is flagged "changed since proposed", as it should be; reading
+        # every target again took a tenth of a first check's time.
+        files = self.vault.index.files_of({t for s in fresh for t in s.targets})
+        made = [self._new_file(s, self._indexed_shas(s.targets, files), None) for s in fresh]
         self.filed += made
         return made
 
     def record(self, suggestion: Suggestion, memory: Memory, note: str | None) -> Proposal:
         """A decision the person made directly, filed as an approved proposal."""
         decision = Decision(iso(self.now), "approved", note)
-        return self._new_file(suggestion, {memory.id: memory}, decision)
+        sha = self._sha(memory)
+        return self._new_file(suggestion, {memory.id: sha} if sha else {}, decision)
 
     def decide(self, proposal: Proposal, raw: bytes, state: str, note: str | None) -> Proposal:
         """Record a decision in a proposal's file (read just before, as `raw`)."""

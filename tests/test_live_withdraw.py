@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from review_helpers import status, subjects
 from test_bundle import edit_frontmatter, path_of
 
-from memoryctl.checks import NO_LONGER_FOUND, REOPENED
+from memoryctl.checks import NO_LONGER_FOUND, REOPENED, run_checks
 from memoryctl.live_checks import BULK, WITHDRAWN, check_changes
 from memoryctl.memory import moment
+from memoryctl.review import ChangedSinceProposed, approve
 from memoryctl.storage.vault import Vault
 
 NEOVIM, HELIX = "vvtwsb0afj", "r2qxe7ged0"  # Helix names Neovim in `retires`
@@ -192,3 +194,23 @@ def test_a_full_reindex_withdraws_what_the_vault_no_longer_proposes(sample_dir, 
     assert result.code == 0, result.err
     assert LISBON not in review(cli, sample_dir)
     assert LISBON in review(cli, sample_dir, "withdrawn")
+
+
+# --- what a proposal records of its target -------------------------------------------------
+
+
+def test_a_target_edited_after_the_check_read_it_is_flagged_changed_since_proposed(sample_dir):
+    """A proposal records its target as the check judged it, from the index: an edit
+    the check did not see is for the person to look at before approving."""
+    vault = Vault(sample_dir)
+    try:
+        assert vault.index.get(LISBON) is not None  # the index has read the vault
+        lisbon = path_of(sample_dir, LISBON)
+        lisbon.write_text(lisbon.read_text(encoding="utf-8") + "\nNow in Alfama.\n", "utf-8")
+        report = run_checks(vault, now=NOW)
+        [proposal] = [p for p in report.proposed if p.targets == (LISBON,)]
+        with pytest.raises(ChangedSinceProposed):
+            approve(vault, proposal.id, now=NOW)
+        assert approve(vault, proposal.id, now=NOW, force=True).proposal.state == "approved"
+    finally:
+        vault.close()

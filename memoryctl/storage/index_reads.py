@@ -54,6 +54,22 @@ class IndexReads(IndexConnection):
                 result[memory.id] = memory
         return result
 
+    def files_of(self, mids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """The path and SHA-256 of the file of each of these ids, as last indexed (the
+        file `get_many` reads, when files share an id): what a proposal records of its
+        targets, without reading their documents or their files."""
+        mids = list(dict.fromkeys(mids))
+        result: dict[str, tuple[str, str]] = {}
+        for start in range(0, len(mids), 500):
+            part = mids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for mid, path, sha in self._execute(
+                f"SELECT mid, path, sha FROM notes WHERE mid IN ({marks}) ORDER BY path DESC",
+                part,
+            ):
+                result[mid] = (path, sha)
+        return result
+
     def with_ids(self, mids: Iterable[str]) -> dict[str, list[Memory]]:
         """Every file with each of these ids, in path order: usually one; two or more
         when files share an id (which `doctor` reports)."""

@@ -392,6 +392,7 @@ def _quoted(text: str) -> str:
     return _NOT_FAST.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
 
 
+@functools.lru_cache(maxsize=1024, typed=True)
 def _dump_key(key: Any) -> str:
     key = str(key)
     if _KEY.fullmatch(key) and _plain_tag(key) == _STR:
