@@ -10,7 +10,9 @@ predicate), and for a memory that names another in `retires` (`names_in_retires`
 An edit of the text leaves every trigger as it was, so nothing is withdrawn. Last,
 `check` runs again over the whole vault, finding everything already proposed
 (`check_again_s`), which is what "check everything now" costs on a vault whose queue
-is current.
+is current. Then 2,001 files change at once, as a large pull would, and the live
+checks, which then check the whole vault and withdraw what it no longer proposes,
+run over it (`bulk_change_live_s`).
 
 The synthetic vault is not a git repository, so filing leaves out git's commit.
 
@@ -25,7 +27,7 @@ from pathlib import Path
 from bench.common import bench_main, fresh_cache, log, machine, ms, percentiles, synth_vault, timer
 from bench.synthvault import SynthSpec
 from memoryctl.checks import run_checks
-from memoryctl.live_checks import check_changes
+from memoryctl.live_checks import BULK, check_changes
 from memoryctl.memory import moment
 from memoryctl.storage.vault import Vault
 
@@ -101,6 +103,16 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     with timer() as again:
         repeated = run_checks(vault, now=NOW)
     log(f"check again {again[0]:.2f} s ({repeated.already} already proposed)")
+
+    # A large pull: more changed rows than the live checks take one by one, so they
+    # check the whole vault and withdraw what it no longer proposes, as `check` does.
+    pulled = rng.sample(plain, min(len(plain), BULK + 1))
+    for number, relpath in enumerate(pulled):
+        _edit(vault, relpath, number)
+    vault.index.sync_paths(pulled)
+    with timer() as bulk:
+        bulk_report = check_changes(vault, now=NOW)
+    log(f"bulk change of {len(pulled)} files: live checks {bulk[0]:.2f} s")
     vault.close()
     return {
         "benchmark": "live",
@@ -111,6 +123,9 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "first_check_filed": len(filed.proposed),
         "check_again_s": round(again[0], 2),
         "check_again_ms": ms(again[0]),
+        "bulk_change_files": len(pulled),
+        "bulk_change_whole_vault": bulk_report.whole,
+        "bulk_change_live_s": round(bulk[0], 2),
         "one_file_edit": figures,
     }
 
