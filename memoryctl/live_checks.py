@@ -164,9 +164,9 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
     index = vault.index
     top = index.newest_rowid()
     mark = index.live_mark()
-    upto, before = index.removed()
+    upto = index.removed_upto()
     report = LiveReport()
-    if mark is not None and top <= mark and not before:
+    if mark is not None and top <= mark and not upto:
         return report
     change: Change | None = None
     if mark is None or index.rows_after(mark) > BULK:
@@ -186,7 +186,9 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         report.checked = len(changed)
         found = suggestions_for(vault, changed, now)
         keys = {s.key for s in found}
-        stale = triggered_before(vault, before, changed, keys)
+        # A whole-vault pass needs no earlier versions: it withdraws what it no longer
+        # finds anywhere. Only here are they read.
+        stale = triggered_before(vault, index.removed(upto), changed, keys)
         fresh = unfiled(vault, found)
         # A check's withdrawal is written by memoryctl, so its file says so plainly.
         withdrawn = _filed(vault, found, b"\nstate: withdrawn\n")

@@ -44,11 +44,16 @@ class LiveChanges(IndexConnection):
     def rows_after(self, rowid: int) -> int:
         return self._execute("SELECT count(*) FROM notes WHERE rowid > ?", (rowid,))[0][0]
 
-    def removed(self) -> tuple[int, list[Memory]]:
+    def removed_upto(self) -> int:
+        """The number of the last memory kept as it was before its file changed or went
+        away (0 when none is kept)."""
+        return self._execute("SELECT coalesce(max(seq), 0) FROM removed")[0][0]
+
+    def removed(self, upto: int) -> list[Memory]:
         """The memories as they were before their files changed or went away since the
-        last `forget_removed`, oldest first (without bodies), and the last one's number."""
-        rows = self._execute("SELECT seq, doc FROM removed ORDER BY seq")
-        return (rows[-1][0] if rows else 0), [memory_from_doc(doc, "") for _, doc in rows]
+        last `forget_removed`, up to number `upto`, oldest first (without bodies)."""
+        rows = self._execute("SELECT doc FROM removed WHERE seq <= ? ORDER BY seq", (upto,))
+        return [memory_from_doc(doc, "") for (doc,) in rows]
 
     def forget_removed(self, upto: int) -> None:
         self._execute("DELETE FROM removed WHERE seq <= ?", (upto,))
