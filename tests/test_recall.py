@@ -285,6 +285,19 @@ def test_a_message_naming_a_person_puts_their_chats_above_another_persons_turn(v
     assert found.index("turn000001") > 1
 
 
+def test_a_message_about_whoever_did_something_asks_the_next_question_of_them(vault_dir):
+    chat(
+        vault_dir,
+        ("Felix: My courgettes are enormous this year.", "chat with Felix, June"),
+        ("Samira: The wedding! The wedding was a dream.", "chat with Samira"),
+        ("Felix: Family news: my cousin's wedding is in May.", "chat with Felix, March"),
+    )
+    found = recalled(Vault(vault_dir), "The person who grows courgettes: what about the wedding?")
+    # The courgettes are Felix's, so the wedding asked about is the one he spoke of.
+    assert found[0] == "turn000001"
+    assert found.index("turn000003") < found.index("turn000002")
+
+
 def test_a_question_finds_its_memory_in_another_form_of_its_words(vault_dir):
     ids = write_notes(
         vault_dir,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 
 from memoryctl import relations, search_query
 from memoryctl.memory import Memory, normalized
@@ -22,6 +22,9 @@ RELATION_POSTINGS = search_query.COMMON_POSTINGS
 # How many searches an open index remembers while it is unchanged.
 SEARCHES_REMEMBERED = 2048
 _SEARCHED_LOCK = threading.Lock()
+# A message's best match is "clearly ahead" when its BM25 score is this many times the
+# next one's.
+HOP_MARGIN = 1.2
 
 
 class IndexReads(IndexConnection):
@@ -212,6 +215,23 @@ class IndexReads(IndexConnection):
     ) -> list[int]:
         if message:
             query = " ".join([query, *self._relatives(query)])
+        return self._rows(query, limit, statuses, message, hop=message)
+
+    def _rows(
+        self,
+        query: str,
+        limit: int,
+        statuses: Sequence[str] | None,
+        message: bool,
+        *,
+        hop: bool = False,
+        within: Set[int] | None = None,
+    ) -> list[int]:
+        """`search_rows` once the message's relations are named. With `hop`, a message
+        that names no one whose best match, clearly ahead of the next, is a turn someone
+        spoke asks again with that person's name: "the person who grows courgettes: what
+        else did he say?" is asked of Felix, among the memories the message matched
+        (`within`) and the turns after them: the name alone recalls nothing."""
         plan = search_query.plan(
             query, self._document_frequency, self._note_count(), message=message
         )
@@ -220,6 +240,8 @@ class IndexReads(IndexConnection):
         if plan.by_recency:
             return self._newest_matches(plan.match, limit, statuses)
         scored = self._ranked(plan, limit, statuses)
+        if within is not None:
+            scored = [(rowid, score) for rowid, score in scored if rowid in within]
         ranked = [rowid for rowid, _ in scored]
         if not message:
             return ranked
@@ -231,6 +253,14 @@ class IndexReads(IndexConnection):
         turns = self._turns(ranked)
         names = set(search_query.leading_terms(query))
         spoken = {r: turns[r][0] for r in telling if r in turns and turns[r][0] in names}
+        if hop and not spoken and telling:
+            who, _, title = turns.get(telling[0], (None, None, ""))
+            if title.rstrip().endswith("?"):
+                who = None  # "Lena: What is the dog called?" is not about Lena
+            score = dict(scored)
+            ahead = len(telling) == 1 or score[telling[0]] <= HOP_MARGIN * score[telling[1]]
+            if who is not None and who not in names and ahead:
+                return self._rows(f"{query} {who}", limit, statuses, message, within=set(ranked))
         topic = search_query.without_names(plan, set(spoken.values()))
         if spoken and topic:
             telling = self._matching(telling, topic)
@@ -247,7 +277,7 @@ class IndexReads(IndexConnection):
         their_chats = {turns[r][1] for r in spoken}
         elsewhere = {
             r
-            for r, (who, chat) in turns.items()
+            for r, (who, chat, _) in turns.items()
             if spoken and who is not None and who not in spoken.values()
             if chat not in their_chats
         }
@@ -281,16 +311,16 @@ class IndexReads(IndexConnection):
                 said |= set(search_query.tokens(name))
         return names
 
-    def _turns(self, rowids: Sequence[int]) -> dict[int, tuple[str | None, str | None]]:
+    def _turns(self, rowids: Sequence[int]) -> dict[int, tuple[str | None, str | None, str]]:
         """Who spoke each of these memories, if it is a turn of a conversation ("Ines:
-        ..." is by "ines"), and its source."""
+        ..." is by "ines"), its source and its title."""
         if not rowids:
             return {}
         marks = ",".join("?" * len(rowids))
         rows = self._execute(
             f"SELECT rowid, title, {source_ref()} FROM notes WHERE rowid IN ({marks})", rowids
         )
-        return {rowid: (search_query.speaker(title), ref) for rowid, title, ref in rows}
+        return {rowid: (search_query.speaker(title), ref, title) for rowid, title, ref in rows}
 
     def _matching(self, rowids: Sequence[int], match: str) -> list[int]:
         """Those of these memories that a full-text query matches, in the same order."""
