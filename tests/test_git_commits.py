@@ -1,6 +1,7 @@
 """memoryctl's commits, built from HEAD's trees with git's plumbing: the same commit
-`git commit -- PATHS` would make, the person's index left matching it, and git's own
-porcelain still used where a person set git up to run something on a commit."""
+`git commit -- PATHS` would make, the person's index left matching it, many new blobs
+written as one pack, and git's own `git commit` making the commit where a person set
+git up to run a hook on it."""
 
 from __future__ import annotations
 
@@ -127,19 +128,117 @@ def test_a_file_the_person_force_added_is_in_the_commit_though_git_ignores_its_f
     assert git(repo, "status", "--porcelain") == ""
 
 
-def test_a_persons_commit_hook_still_runs_for_memoryctls_commits(repo):
-    hook = repo / ".git" / "hooks" / "post-commit"
-    hook.write_text('#!/bin/sh\necho ran >> "$(git rev-parse --git-dir)/hook-ran"\n')
+def test_a_persons_commit_hook_still_runs_and_sees_only_memoryctls_paths(repo):
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        '#!/bin/sh\ngit diff --cached --name-only >> "$(git rev-parse --git-dir)/seen"\n'
+    )
     hook.chmod(0o755)
-    assert not gitcommit.usable(repo)
+    (repo / "memories/default/b.md").write_text("b, staged by the person\n")
+    git(repo, "add", "memories/default/b.md")
     (repo / "memories/default/a.md").write_text("a, changed\n")
     assert gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
-    assert (repo / ".git" / "hook-ran").read_text() == "ran\n"
+    assert (repo / ".git" / "seen").read_text() == "memories/default/a.md\n"
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
+        "memories/default/a.md"
+    ]
+    assert git(repo, "status", "--porcelain") == "M  memories/default/b.md\n"
 
 
-def test_a_commit_in_the_middle_of_a_merge_is_left_to_git(repo):
-    (repo / ".git" / "MERGE_HEAD").write_text(git(repo, "rev-parse", "HEAD"))
-    assert not gitcommit.usable(repo)
+def test_a_hook_that_refuses_the_commit_leaves_the_change_uncommitted(repo):
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho not today >&2\nexit 1\n")
+    hook.chmod(0o755)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "memories/default/a.md").write_text("a, changed\n")
+    with pytest.raises(gitrepo.GitError, match="not today"):
+        gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    assert git(repo, "status", "--porcelain") == " M memories/default/a.md\n"
+    assert not (repo / ".git" / "index.lock").exists()
+
+
+def test_nothing_is_committed_in_the_middle_of_a_persons_merge(repo):
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / ".git" / "MERGE_HEAD").write_text(head + "\n")
+    (repo / "memories/default/a.md").write_text("a, changed\n")
+    with pytest.raises(gitrepo.GitError, match=r"middle of a merge \(\.git/MERGE_HEAD\)"):
+        gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    assert (repo / ".git" / "MERGE_HEAD").exists()
+    assert (repo / "memories/default/a.md").read_text() == "a, changed\n"
+
+
+def loose_objects(root: Path) -> int:
+    objects = root / ".git" / "objects"
+    return sum(len(os.listdir(d)) for d in objects.iterdir() if len(d.name) == 2)
+
+
+def test_many_new_files_go_into_one_pack_with_the_commit_git_add_would_make(repo):
+    paths = [f"memories/many/n{number:03d}.md" for number in range(200)]
+    (repo / "memories/many").mkdir()
+    for number, relpath in enumerate(paths):
+        (repo / relpath).write_text(f"note {number}\r\n")
+    (repo / ".gitattributes").write_text("memories/many/n00*.md text eol=lf\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes")
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    loose = loose_objects(repo)
+    packs = len(list((repo / ".git/objects/pack").glob("*.pack")))
+
+    gitrepo.commit(repo, paths, "Add many")
+
+    expected = what_git_commit_would_record(repo, parent, paths)  # after: git add writes loose
+    assert git(repo, "rev-parse", "HEAD^{tree}").strip() == expected
+    assert len(list((repo / ".git/objects/pack").glob("*.pack"))) == packs + 1
+    # the ten files the attributes convert are stored loose, as git add stores them
+    assert loose_objects(repo) - loose < 20
+    assert git(repo, "status", "--porcelain") == ""
+    subprocess.run(["git", "fsck", "--strict"], cwd=repo, check=True, capture_output=True)
+
+
+def test_many_given_bytes_are_stored_as_given_in_one_pack(repo):
+    contents = [f"sealed {number}\r\n".encode() for number in range(100)]
+    ids = gitrepo.write_blobs(repo, contents)
+    assert ids == [gitrepo.blob_id(data) for data in contents]
+    assert [gitrepo.read_blob(repo, ids[n]) for n in (0, 99)] == [contents[0], contents[99]]
+    assert len(list((repo / ".git/objects/pack").glob("*.pack"))) == 1
+
+
+def test_a_commit_in_a_split_index_repository_leaves_the_index_whole(repo):
+    git(repo, "config", "core.splitIndex", "true")
+    git(repo, "update-index", "--split-index")
+    (repo / "memories/default/b.md").write_text("b, staged by the person\n")
+    git(repo, "add", "memories/default/b.md")
+    (repo / "memories/default/a.md").write_text("a, changed\n")
+    gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
+        "memories/default/a.md"
+    ]
+    assert git(repo, "status", "--porcelain") == "M  memories/default/b.md\n"
+
+
+def test_a_commit_in_a_linked_worktree_goes_to_its_branch(repo, tmp_path):
+    other = tmp_path / "other"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(other))
+    (other / "memories/default/a.md").write_text("a, on the side\n")
+    sha = gitrepo.commit(other, ["memories/default/a.md"], "Change a on the side")
+    assert git(repo, "rev-parse", "side").strip() == sha
+    assert git(other, "status", "--porcelain") == ""
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_link_and_a_file_where_a_folder_was_are_committed_as_git_add_would(repo):
+    (repo / "memories/work/only.md").unlink()
+    (repo / "memories/work").rmdir()
+    (repo / "memories/work").write_text("now a file\n")
+    os.symlink("a.md", repo / "memories/default/link.md")
+    paths = ["memories/work", "memories/work/only.md", "memories/default/link.md"]
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    expected = what_git_commit_would_record(repo, parent, paths)
+    gitrepo.commit(repo, paths, "Reshape")
+    assert git(repo, "rev-parse", "HEAD^{tree}").strip() == expected
+    assert git(repo, "status", "--porcelain") == ""
 
 
 def test_a_sha256_repository_gets_the_same_commits(tmp_path):

@@ -1,16 +1,19 @@
-"""A commit of exact paths built from HEAD's trees, touching only the trees it changes.
+"""memoryctl's one way of committing: exact paths, built from HEAD's trees.
 
 `git commit -- PATHS` reads, refreshes and writes the whole index twice and stats every
 file of the work tree: at 10,000 memories that is most of the time a write holds the
 vault's lock. This builds the same commit with git's plumbing: the blobs of the paths
-(`hash-object`, through the vault's attributes and filters, as `git add` would), the
-trees above them (`mktree`; every other tree is HEAD's own), the commit (`commit-tree`)
+(through the vault's attributes and filters, as `git add` would, or given as bytes and
+stored as they are), the trees above them (every other tree is HEAD's own), the commit
 and the branch (`update-ref`, only if HEAD has not moved). It holds git's own
 `index.lock` meanwhile, as `git commit` does, then sets the person's index entries of
 exactly these paths to the commit's and leaves whatever else they staged alone.
 
-`gitrepo.commit` uses it when nothing asks for git's porcelain: no commit hook, no
-merge, rebase or cherry-pick in progress, a plain `.git` folder, plain files.
+Many new blobs (an import, a bulk change) are written as one pack instead of one
+loose file each. Where the person set up a commit hook, `git commit` itself makes the
+commit, from a private index holding the tree built here, so the hooks run and see
+only memoryctl's paths. While git is in the middle of a merge, rebase, cherry-pick or
+revert, nothing is committed: the change stays saved, and the commit fails saying why.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import re
 import shutil
 import stat
 import subprocess
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,22 +36,28 @@ from memoryctl.storage import gitrepo
 
 # The hooks `git commit` runs: where one is set up, memoryctl commits through git commit.
 COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit")
-# States in which a commit means something else (a merge's, a rebase's): git commit's.
+# States in which a commit would be taken into the person's operation: none is made.
 IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply")
+# What each of those states is, for the error that says why nothing was committed.
+IN_PROGRESS_NAMES = {
+    "MERGE_HEAD": "a merge",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase",
+}
 # Loose objects in one of git's 256 object folders past which `git gc --auto` is asked
 # to look (git's own estimate: gc.auto, 6,700 by default, over 256).
 LOOSE_PER_FOLDER = 27
-
-
-class NotPlain(Exception):
-    """A commit this module does not build (a folder, a symbolic link, an odd path)."""
+# From this many new blobs on, they are written as one pack: 10,000 loose objects cost
+# 10,000 files (three times the time on a busy disk), a pack two.
+PACK_FROM = 64
 
 
 @dataclass(frozen=True)
 class Settings:
     identity: tuple[str, ...]
     hooks: Path
-    split_index: bool
     object_format: str  # sha1, or sha256
 
 
@@ -55,10 +65,10 @@ _SETTINGS: dict[tuple[str, int], Settings] = {}
 
 
 def settings(root: Path) -> Settings:
-    """The repository's identity, hooks folder and index format, read once per change
+    """The repository's identity, hooks folder and object format, read once per change
     of its config file."""
     try:
-        stamp = (root / ".git" / "config").stat().st_mtime_ns
+        stamp = (_common_dir(root) / "config").stat().st_mtime_ns
     except OSError:
         stamp = 0
     key = (str(root), stamp)
@@ -69,15 +79,14 @@ def settings(root: Path) -> Settings:
             "config",
             "-z",
             "--get-regexp",
-            r"^(user\.email|core\.hookspath|core\.splitindex|extensions\.objectformat)$",
+            r"^(user\.email|core\.hookspath|extensions\.objectformat)$",
             check=False,
         ).stdout
         values = dict(record.partition("\n")[::2] for record in listed.split("\0") if record)
         hooks = values.get("core.hookspath")
         found = Settings(
             identity=() if values.get("user.email") else tuple(gitrepo._FALLBACK_IDENTITY),
-            hooks=(root / os.path.expanduser(hooks)) if hooks else root / ".git" / "hooks",
-            split_index=values.get("core.splitindex", "").lower() in ("true", "yes", "on", "1"),
+            hooks=(root / os.path.expanduser(hooks)) if hooks else _common_dir(root) / "hooks",
             object_format=values.get("extensions.objectformat", "sha1").lower(),
         )
         _SETTINGS.clear()
@@ -85,15 +94,28 @@ def settings(root: Path) -> Settings:
     return found
 
 
-def usable(root: Path) -> bool:
-    """Whether this commit can stand in for `git commit -- PATHS` here."""
-    git_dir = root / ".git"
-    if not git_dir.is_dir() or any((git_dir / name).exists() for name in IN_PROGRESS):
-        return False
-    found = settings(root)
-    if found.split_index:
-        return False
-    return not any(os.access(found.hooks / name, os.X_OK) for name in COMMIT_HOOKS)
+def _common_dir(root: Path) -> Path:
+    """The folder holding the repository's objects, config and hooks (a linked worktree's
+    git folder names it in `commondir`)."""
+    git_dir = gitrepo._git_dir(root)
+    try:
+        named = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return git_dir
+    return (git_dir / named).resolve()
+
+
+def _in_progress(root: Path) -> str | None:
+    git_dir = gitrepo._git_dir(root)
+    for name in IN_PROGRESS:
+        if (git_dir / name).exists():
+            return f"{IN_PROGRESS_NAMES[name]} (.git/{name})"
+    return None
+
+
+def _runs_hooks(root: Path) -> bool:
+    hooks = settings(root).hooks
+    return any(os.access(hooks / name, os.X_OK) for name in COMMIT_HOOKS)
 
 
 def commit(
@@ -105,33 +127,56 @@ def commit(
 ) -> str | None:
     """Commit exactly these paths as they are on disk (a missing one is deleted), or as
     `staged` gives their bytes; return the commit id, or None if nothing changed.
-    Raises NotPlain, before anything is written, for a commit to leave to git commit."""
+    Raises GitError, before anything is committed, for a path git cannot take from
+    memoryctl (`..`, `.git`, a submodule) or while git is in the middle of a merge."""
     staged = staged or {}
     for relpath in paths:
         if not _plain_path(relpath):
-            raise NotPlain(relpath)
+            raise gitrepo.GitError(f"{relpath!r} is not a path memoryctl commits")
+    busy = _in_progress(root)
+    if busy:
+        raise gitrepo.GitError(
+            f"git is in the middle of {busy}, so nothing is committed until it is finished"
+        )
     with _IndexLock(root) as lock:
         head, trees = _head_trees(root, {posixpath.dirname(p) for p in paths})
         entries = _new_entries(root, list(dict.fromkeys(paths)), staged, options, trees)
         tree = _write_trees(root, trees, entries)
         if tree == trees[""].sha or (head is None and not any(entries.values())):
             return None
-        parents = ["-p", head] if head else []
-        sha = gitrepo._git(
-            root,
-            *settings(root).identity,
-            "commit-tree",
-            tree,
-            *parents,
-            "-m",
-            _cleaned(message),
-        ).stdout.strip()
+        if _runs_hooks(root):
+            sha = _commit_with_hooks(root, tree, message, options)
+        else:
+            sha = _commit_tree(root, tree, head, message)
         lock.stage(entries, head)
-        subject = _cleaned(message).partition("\n")[0]
-        gitrepo._git(root, "update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or "")
         lock.install()
     _maybe_gc(root)
     return sha
+
+
+def _commit_tree(root: Path, tree: str, head: str | None, message: str) -> str:
+    parents = ["-p", head] if head else []
+    identity = settings(root).identity
+    text = _cleaned(message)
+    sha = gitrepo._git(root, *identity, "commit-tree", tree, *parents, "-m", text).stdout.strip()
+    subject = text.partition("\n")[0]
+    gitrepo._git(root, "update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or "")
+    return sha
+
+
+def _commit_with_hooks(root: Path, tree: str, message: str, options: Sequence[str]) -> str:
+    """`git commit` of this tree, from an index of its own, so the person's hooks run
+    (and see memoryctl's paths only, as for `git commit -- PATHS`)."""
+    private = gitrepo._git_dir(root) / f"memoryctl-commit-index.{os.getpid()}"
+    env = {"GIT_INDEX_FILE": str(private)}
+    try:
+        gitrepo._git(root, "read-tree", tree, env=env)
+        identity = settings(root).identity
+        gitrepo._git(root, *options, *identity, "commit", "-q", "-m", message, env=env)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(private)
+    return gitrepo._git(root, "rev-parse", "HEAD").stdout.strip()
 
 
 def _plain_path(relpath: str) -> bool:
@@ -193,7 +238,7 @@ def _head_trees(root: Path, folders: set[str]) -> tuple[str | None, dict[str, _T
         if item is None:
             trees[folder] = _Tree(None, {})
         elif item[1] != "tree":
-            raise NotPlain(folder)  # a file where a path needs a folder
+            trees[folder] = _Tree(None, {})  # a file where a path needs a folder: replaced
         else:
             trees[folder] = _Tree(item[0], _parse_tree(item[2], len(item[0]) // 2))
     return head, trees
@@ -219,35 +264,42 @@ def _new_entries(
     A new path git ignores is left out, as `git add` would leave it."""
     entries: dict[str, tuple[str, str] | None] = {}
     files: dict[str, str] = {}  # relpath -> mode, for the files hashed from disk
+    links: dict[str, bytes] = {}  # relpath -> where a symbolic link points
     for relpath in paths:
         folder, name = posixpath.split(relpath)
         before = trees[folder].entries.get(name)
-        if before is not None and before[0] in ("40000", "160000", "120000"):
-            raise NotPlain(relpath)  # a folder, a submodule or a link in HEAD
+        if before is not None and before[0] == "160000":
+            raise gitrepo.GitError(f"{relpath} is a submodule; memoryctl does not commit it")
         if relpath in staged:
             continue
         try:
             st = (root / relpath).lstat()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             entries[relpath] = None
             continue
-        if not stat.S_ISREG(st.st_mode):
-            raise NotPlain(relpath)
-        if os.name != "nt":
+        if stat.S_ISLNK(st.st_mode):
+            links[relpath] = os.fsencode(os.readlink(root / relpath))
+        elif not stat.S_ISREG(st.st_mode):
+            raise gitrepo.GitError(f"{relpath} is not a file; memoryctl commits files")
+        elif os.name != "nt":
             files[relpath] = "100755" if st.st_mode & stat.S_IXUSR else "100644"
         else:
-            files[relpath] = before[0] if before else "100644"
+            files[relpath] = before[0] if before and before[0] != "40000" else "100644"
     fresh = [p for p in files if posixpath.basename(p) not in trees[posixpath.dirname(p)].entries]
     for relpath in _untracked(root, _ignored(root, fresh)):
         del files[relpath]
     blobs = _hash_files(root, list(files), options)
     for (relpath, mode), blob in zip(files.items(), blobs, strict=True):
         entries[relpath] = (mode, blob)
-    if staged:
-        for relpath, blob in zip(staged, _hash_bytes(root, list(staged.values())), strict=True):
-            folder, name = posixpath.split(relpath)
-            before = trees[folder].entries.get(name)
-            entries[relpath] = (before[0] if before else "100644", blob)
+    given = {**links, **staged}
+    for relpath, blob in zip(given, store_blobs(root, list(given.values())), strict=True):
+        folder, name = posixpath.split(relpath)
+        before = trees[folder].entries.get(name)
+        if relpath in links:
+            entries[relpath] = ("120000", blob)
+        else:
+            keep = before is not None and before[0] in ("100644", "100755")
+            entries[relpath] = (before[0] if before and keep else "100644", blob)
     return entries
 
 
@@ -272,16 +324,50 @@ def _untracked(root: Path, relpaths: list[str]) -> list[str]:
 
 
 def _hash_files(root: Path, relpaths: list[str], options: Sequence[str]) -> list[str]:
-    """The blob ids of work-tree files, stored, through the attributes of their paths."""
+    """The blob ids of work-tree files, stored, through the attributes of their paths.
+    For many, git only works out their ids (`hash-object` without `-w`); each file whose
+    bytes have that id is its own blob, and those go into one pack by `fast-import`, the
+    rest (a filter or a line-ending rule changed them) through `hash-object -w`."""
     if not relpaths:
         return []
-    return _run(root, [*options, "hash-object", "-w", "--stdin-paths"], relpaths).split()
+    if len(relpaths) < PACK_FROM:
+        return _run(root, [*options, "hash-object", "-w", "--stdin-paths"], relpaths).split()
+    ids = _run(root, [*options, "hash-object", "--stdin-paths"], relpaths).split()
+    algorithm = settings(root).object_format
+    as_is: dict[int, bytes] = {}
+    converted: list[int] = []
+    for number, (relpath, blob) in enumerate(zip(relpaths, ids, strict=True)):
+        try:
+            data = (root / relpath).read_bytes()
+        except OSError:
+            data = None
+        if data is not None and _blob_id(data, algorithm) == blob:
+            as_is[number] = data
+        else:
+            converted.append(number)
+    stored = dict(zip(as_is, store_blobs(root, list(as_is.values())), strict=True))
+    if converted:
+        again = [relpaths[number] for number in converted]
+        hashed = _run(root, [*options, "hash-object", "-w", "--stdin-paths"], again).split()
+        stored.update(zip(converted, hashed, strict=True))
+    return [stored[number] for number in range(len(relpaths))]
 
 
-def _hash_bytes(root: Path, contents: list[bytes]) -> list[str]:
-    """The blob ids of these bytes, stored as they are, by one `git hash-object`."""
-    folder = root / ".git" / f"memoryctl-blobs.{os.getpid()}"
-    folder.mkdir(exist_ok=True)
+def _blob_id(data: bytes, algorithm: str) -> str:
+    return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def store_blobs(root: Path, contents: list[bytes]) -> list[str]:
+    """Store each of these as a blob exactly as given (no filter ever sees them); their
+    ids, in order. A few go in by one `hash-object`, many by `fast-import`, as one pack."""
+    if not contents:
+        return []
+    if len(contents) >= PACK_FROM:
+        return _fast_import(root, contents)
+    if len(contents) == 1:
+        out = gitrepo._run(root, ["hash-object", "-w", "--no-filters", "--stdin"], contents[0])
+        return [out.decode("ascii").strip()]
+    folder = Path(tempfile.mkdtemp(prefix="memoryctl-blobs.", dir=gitrepo._git_dir(root)))
     try:
         names = []
         for number, data in enumerate(contents):
@@ -290,6 +376,25 @@ def _hash_bytes(root: Path, contents: list[bytes]) -> list[str]:
         return _run(root, ["hash-object", "-w", "--no-filters", "--stdin-paths"], names).split()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _fast_import(root: Path, contents: list[bytes]) -> list[str]:
+    marks = gitrepo._git_dir(root) / f"memoryctl-marks.{os.getpid()}"
+    stream = b"".join(
+        b"blob\nmark :%d\ndata %d\n%s\n" % (number, len(data), data)
+        for number, data in enumerate(contents, start=1)
+    )
+    try:
+        args = ["-c", "fastimport.unpackLimit=1", "fast-import", "--quiet"]
+        gitrepo._run(root, [*args, f"--export-marks={marks}"], stream)
+        ids = {}
+        for line in marks.read_text(encoding="ascii").splitlines():
+            mark, _, sha = line.partition(" ")
+            ids[int(mark[1:])] = sha
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(marks)
+    return [ids[number] for number in range(1, len(contents) + 1)]
 
 
 def _write_trees(
@@ -322,11 +427,12 @@ def _write_trees(
             written.append((merged, sha))
         if folder:
             parent, name = posixpath.split(folder)
-            changes[parent][name] = ("40000", sha) if sha else None
+            if entries.get(folder) is None:  # else a file took the folder's place
+                changes[parent][name] = ("40000", sha) if sha else None
         else:
             result = sha or ""
     if written and _mktrees(root, [tree for tree, _ in written]) != [sha for _, sha in written]:
-        raise NotPlain("")  # git would store these trees otherwise: leave it to git commit
+        raise gitrepo.GitError("git stored the commit's trees with other ids than memoryctl's")
     return result
 
 
@@ -396,10 +502,10 @@ class _IndexLock:
     with the commit's entries for the paths, put in place when the commit is made."""
 
     def __init__(self, root: Path) -> None:
-        self.git_dir = root / ".git"
         self.root = root
-        self.path = self.git_dir / "index.lock"
-        self.next = self.git_dir / f"memoryctl-index.{os.getpid()}"
+        self.index = gitrepo._index_file(root)
+        self.path = self.index.with_name(self.index.name + ".lock")
+        self.next = self.index.with_name(f"memoryctl-index.{os.getpid()}")
         self.held = False
 
     def __enter__(self) -> _IndexLock:
@@ -417,7 +523,7 @@ class _IndexLock:
 
     def stage(self, entries: dict[str, tuple[str, str] | None], head: str | None) -> None:
         """The person's index with these entries, beside it until `install`."""
-        index = self.git_dir / "index"
+        index = self.index
         env = {"GIT_INDEX_FILE": str(self.next)}
         if index.exists():
             shutil.copyfile(index, self.next)
@@ -434,7 +540,7 @@ class _IndexLock:
         """Put the staged index in place and let go of the lock, as git does: the new
         index is written as the lock file, which is then renamed over the index."""
         os.replace(self.next, self.path)
-        os.replace(self.path, self.git_dir / "index")
+        os.replace(self.path, self.index)
         self.held = False
 
     def __exit__(self, *exc: object) -> None:
@@ -457,7 +563,7 @@ def _maybe_gc(root: Path) -> None:
     """Ask git to pack loose objects once there are many (as `git commit` does after
     committing); git decides, and packs in the background."""
     try:
-        loose = len(os.listdir(root / ".git" / "objects" / "17"))
+        loose = len(os.listdir(_common_dir(root) / "objects" / "17"))
     except OSError:
         return
     if loose > LOOSE_PER_FOLDER:

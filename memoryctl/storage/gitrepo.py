@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
-
-T = TypeVar("T")
 
 _FALLBACK_IDENTITY = ["-c", "user.name=memoryctl", "-c", "user.email=memoryctl@localhost"]
 # A git lock older than this is left by a git that stopped, not held by one running.
@@ -79,31 +73,6 @@ def stale_lock(root: Path, now: float | None = None) -> tuple[str, float] | None
     return (".git/index.lock", age) if age >= STALE_LOCK_SECONDS else None
 
 
-def _locked(root: Path, error: GitError) -> GitLocked | None:
-    if "index.lock" not in str(error):
-        return None
-    try:
-        age: float | None = time.time() - (root / ".git" / "index.lock").stat().st_mtime
-    except OSError:
-        age = None
-    return GitLocked(".git/index.lock", age)
-
-
-def _waiting_for_git_lock(root: Path, step: Callable[[], T]) -> T:
-    """Run `step`, again while another git holds the index lock (for a few seconds)."""
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
-    while True:
-        try:
-            return step()
-        except GitError as error:
-            locked = _locked(root, error)
-            if locked is None:
-                raise
-            if locked.stale or time.monotonic() > deadline:
-                raise locked from None
-            time.sleep(0.05)
-
-
 def is_repo(root: Path) -> bool:
     if not (root / ".git").exists():
         return False
@@ -148,158 +117,13 @@ def commit(
     A path in `staged` is committed with those bytes instead of its working file, which
     is left as it is (memoryctl's change applied to the committed text, when the working
     file also holds the person's own uncommitted edits, or a secret memory sealed).
-    `options` go before git's commands (`-c key=value`).
+    `options` go before git's commands (`-c key=value`). How: `storage/gitcommit.py`.
     """
     if not paths:
         return None
     from memoryctl.storage import gitcommit
 
-    if gitcommit.usable(root):
-        with contextlib.suppress(gitcommit.NotPlain):
-            return gitcommit.commit(root, paths, message, staged, options)
-    if staged:
-        return _waiting_for_git_lock(
-            root, lambda: _commit_blobs(root, paths, message, staged, options)
-        )
-    return _waiting_for_git_lock(root, lambda: _commit_files(root, paths, message, options))
-
-
-def _commit_files(root: Path, paths: list[str], message: str, options: Sequence[str]) -> str | None:
-    _git(root, *options, "add", "-A", "--", *paths)
-    staged = _git(root, "diff", "--cached", "--name-only", "--", *paths).stdout.strip()
-    if not staged:
-        return None
-    _git(root, *options, *_identity(root), "commit", "-q", "-m", message, "--", *paths)
-    return _git(root, "rev-parse", "HEAD").stdout.strip()
-
-
-def _commit_blobs(
-    root: Path,
-    paths: list[str],
-    message: str,
-    staged: Mapping[str, bytes],
-    options: Sequence[str] = (),
-) -> str | None:
-    """A commit of these paths where the staged ones are committed with the given bytes
-    (a secret memory sealed, or memoryctl's change apart from the person's own edits),
-    starting no filter: the blobs are written as they are, never through git's filters.
-
-    When nothing but these paths is staged, the commit is made by `git commit` from a
-    copy of the person's index holding the staged blobs, and that copy then becomes the
-    index: as many git commands as a plain commit, plus one to write the blobs, and the
-    index keeps every other file's stat, so git looks at no other file again. When the
-    person has staged something else, the commit is built with git's plumbing in a
-    private index instead, and their index and what they staged are left alone apart
-    from these paths, which then match the commit."""
-    index = _index_file(root)
-    if index.is_file():
-        try:
-            return _commit_from_index_copy(root, index, paths, message, staged, options)
-        except _OthersStaged:
-            pass
-    return _commit_plumbing(root, paths, message, staged, options)
-
-
-class _OthersStaged(Exception):
-    """The person has staged files besides the paths to commit."""
-
-
-def _commit_from_index_copy(
-    root: Path,
-    index: Path,
-    paths: list[str],
-    message: str,
-    staged: Mapping[str, bytes],
-    options: Sequence[str],
-) -> str | None:
-    lock = index.with_name(index.name + ".lock")
-    try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-    except FileExistsError:
-        raise GitError(f"another git holds {lock.name} (index.lock)") from None
-    copy = index.with_name(f"memoryctl-index.{os.getpid()}")
-    env = {"GIT_INDEX_FILE": str(copy)}
-    try:
-        shutil.copyfile(index, copy)
-        blobs = write_blobs(root, list(staged.values()))
-        entries = "".join(
-            f"{_file_mode(root / relpath)} {blob}\t{relpath}\0"
-            for relpath, blob in zip(staged, blobs, strict=True)
-        )
-        _run(root, [*options, "update-index", "--add", "-z", "--index-info"], entries.encode(), env)
-        plain = [p for p in paths if p not in staged]
-        if plain:
-            _git(root, *options, "add", "-A", "--", *plain, env=env)
-        listed = _git(root, "diff", "--cached", "--name-only", "-z", env=env).stdout
-        changed = [p for p in listed.split("\0") if p]
-        ours = set(paths)
-        if any(p not in ours and not _among(p, paths) for p in changed):
-            raise _OthersStaged
-        if not changed:
-            return None
-        _git(root, *options, *_identity(root), "commit", "-q", "-m", message, env=env)
-        os.replace(copy, index)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(copy)
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(lock)
-    return _git(root, "rev-parse", "HEAD").stdout.strip()
-
-
-def _among(path: str, paths: list[str]) -> bool:
-    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in paths)
-
-
-def _file_mode(path: Path) -> str:
-    try:
-        executable = path.stat().st_mode & 0o100
-    except OSError:
-        executable = 0
-    return "100755" if executable else "100644"
-
-
-def _commit_plumbing(
-    root: Path,
-    paths: list[str],
-    message: str,
-    staged: Mapping[str, bytes],
-    options: Sequence[str] = (),
-) -> str | None:
-    """A commit built with git's plumbing in a private index: HEAD, plus the plain paths
-    as they are on disk, plus the staged bytes. The person's own index (and anything
-    they staged) is left alone, apart from these paths, which then match the commit."""
-    head = _git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).stdout.strip()
-    private = _git_dir(root) / f"memoryctl-index.{os.getpid()}"
-    env = {"GIT_INDEX_FILE": str(private)}
-    try:
-        if head:
-            _git(root, "read-tree", head, env=env)
-        plain = [p for p in paths if p not in staged]
-        if plain:
-            _git(root, *options, "add", "-A", "--", *plain, env=env)
-        modes = _tree_entries(root, head, list(staged))
-        blobs = write_blobs(root, list(staged.values()))
-        entries = "".join(
-            f"{modes.get(relpath, ('100644', ''))[0]} {blob}\t{relpath}\0"
-            for relpath, blob in zip(staged, blobs, strict=True)
-        )
-        _run(root, [*options, "update-index", "--add", "-z", "--index-info"], entries.encode(), env)
-        tree = _git(root, "write-tree", env=env).stdout.strip()
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(private)
-    if head and tree == _git(root, "rev-parse", f"{head}^{{tree}}").stdout.strip():
-        return None
-    parents = ["-p", head] if head else []
-    sha = _git(root, *_identity(root), "commit-tree", tree, *parents, "-m", message).stdout.strip()
-    subject = message.splitlines()[0] if message else ""
-    _git(root, "update-ref", "-m", f"commit: {subject}", "HEAD", sha, *([head] if head else []))
-    # The person's index now matches the commit for these paths; their own edits stay
-    # in the working files, unstaged. With the filter off, git re-reads no secret file
-    # through it to refresh the index (which would start the filter process).
-    _git(root, *options, "reset", "-q", "--", *paths)
-    return sha
+    return gitcommit.commit(root, paths, message, staged, options)
 
 
 def _run(root: Path, args: list[str], data: bytes, env: Mapping[str, str] | None = None) -> bytes:
@@ -350,23 +174,9 @@ def hash_blob(root: Path, data: bytes) -> str:
 def write_blobs(root: Path, contents: list[bytes]) -> list[str]:
     """Store each of these as a blob, exactly as given (no filter ever sees them), with
     one git command however many there are; their ids, in order."""
-    if not contents:
-        return []
-    if len(contents) == 1:
-        out = _run(root, ["hash-object", "-w", "--no-filters", "--stdin"], contents[0])
-        return [out.decode("ascii").strip()]
-    folder = Path(tempfile.mkdtemp(prefix="memoryctl-blobs.", dir=_git_dir(root)))
-    try:
-        names = []
-        for number, data in enumerate(contents):
-            name = folder / str(number)
-            name.write_bytes(data)
-            names.append(str(name))
-        listing = "".join(f"{name}\n" for name in names).encode()
-        out = _run(root, ["hash-object", "-w", "--no-filters", "--stdin-paths"], listing)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return out.decode("ascii").split()
+    from memoryctl.storage import gitcommit
+
+    return gitcommit.store_blobs(root, contents)
 
 
 def blob_id(data: bytes) -> str:
