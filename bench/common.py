@@ -53,6 +53,13 @@ def timer() -> Iterator[list[float]]:
     box.append(time.perf_counter() - started)
 
 
+def cpu_seconds() -> float:
+    """CPU seconds spent so far by this process and the programs it waited for (git,
+    worker processes): what a step costs, whatever else the machine is doing."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def ms(seconds: float) -> float:
     return round(seconds * 1000, 2)
 

@@ -10,14 +10,13 @@ person's own.
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import time
 from pathlib import Path
 
-from bench.common import fresh_cache, log, machine, ms
+from bench.common import cpu_seconds, fresh_cache, log, machine, ms
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -110,13 +109,6 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     }
 
 
-def _cpu() -> float:
-    """CPU seconds spent so far by this process and the git commands it waited for: what
-    a commit costs, whatever else the machine is doing."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
 def _commit_costs(vault, rounds: int) -> dict[str, float]:
     """A commit of one changed memory, plain and secret, in a vault with sealing set up
     (a plain memory's commit is the one a vault without sealing makes). Taken in turns,
@@ -133,10 +125,10 @@ def _commit_costs(vault, rounds: int) -> dict[str, float]:
     for turn in range(rounds):
         for path in (plain, secret):
             path.write_text(path.read_text() + f"Change {turn}.\n")
-            started, spent = time.perf_counter(), _cpu()
+            started, spent = time.perf_counter(), cpu_seconds()
             vault.commit([str(path.relative_to(root))], f"Change {turn}")
             wall[path].append(time.perf_counter() - started)
-            cpu[path].append(_cpu() - spent)
+            cpu[path].append(cpu_seconds() - spent)
 
     def adds(times: dict[Path, list[float]]) -> float:
         pairs = zip(times[plain], times[secret], strict=True)

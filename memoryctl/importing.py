@@ -175,7 +175,7 @@ def run_import(
     seen: set[str] = set()
     taken_ids = vault.index.ids()
     taken_paths: set[str] = set()
-    new_files: list[tuple[str, bytes]] = []
+    new_files: list[tuple[str, bytes, notefile.NoteFile]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []
     parts: dict[str, str] = {}  # every part read, with the digest of its text
     moved = moved_items(
@@ -229,7 +229,7 @@ def run_import(
             vault, f"memories/{slug(namespace, 40)}", slug(data["title"]), taken_paths
         )
         note = notefile.new_note(data, item.body.strip("\n"))
-        new_files.append((relpath, note.to_bytes()))
+        new_files.append((relpath, note.to_bytes(), note))
         report.made.append(Made(ref, mid, str(data["title"]), relpath))
     if dry_run:
         report.proposed = [p for _, p in replacements]
@@ -277,7 +277,7 @@ def moved_items(
 def _write(
     vault: Vault,
     report: ImportReport,
-    new_files: list[tuple[str, bytes]],
+    new_files: list[tuple[str, bytes, notefile.NoteFile]],
     replacements: list[tuple[Suggestion, Proposed]],
     now: dt.datetime,
 ) -> None:
@@ -296,7 +296,7 @@ def _write(
             )
             continue
         report.proposed.append(Proposed(proposed.ref, proposed.id, proposed.title, proposal.id))
-    for relpath, data in new_files:
+    for relpath, data, _ in new_files:
         change.add_file(relpath, data)
     if not new_files and not filed:
         return
@@ -304,7 +304,7 @@ def _write(
     lines += ["", f"source: {report.path}"]
     report.commit = change.commit("\n".join(lines))
     if new_files:
-        vault.index.sync_paths([relpath for relpath, _ in new_files])
+        vault.index_written(new_files)
 
 
 class ImportMemo:

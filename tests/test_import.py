@@ -444,3 +444,28 @@ def test_an_edit_of_an_imported_memory_is_the_persons_and_an_unchanged_source_le
     assert again.proposed == [] and again.commit is None
     raw = notefile.parse_bytes((vault_dir / style.path).read_bytes()).data
     assert raw["source"]["kind"] == "import" and len(raw["source"]["digest"]) == 16
+
+
+@pytest.mark.parametrize("source", ["claude-code", "basic-memory", "letta", "many"])
+def test_the_memories_an_import_indexes_as_it_writes_are_those_a_rebuild_reads(
+    vault_dir, sources, source
+):
+    if source == "many":  # past the count where new files are written side by side
+        folder = sources / "many"
+        folder.mkdir()
+        for number in range(40):
+            (folder / f"topic_{number}.md").write_text(
+                f"---\nname: Topic {number}\ndescription: about {number}\ntype: project\n"
+                f"---\n\nRemember {number}.\n"
+            )
+        imported(vault_dir, "claude-code", folder)
+    else:
+        imported(vault_dir, source, sources / SOURCE_PATHS[source])
+    vault = Vault(vault_dir)
+    try:
+        rows = "SELECT path, size, mtime_ns, sha, doc, body FROM notes ORDER BY path"
+        as_written = vault.index._execute(rows)
+        vault.index.rebuild()
+        assert vault.index._execute(rows) == as_written
+    finally:
+        vault.close()

@@ -76,7 +76,7 @@ def _flush(folder: Path) -> None:
             os.close(fd)
 
 
-def create_all(files: list[tuple[Path, bytes]]) -> None:
+def create_all(files: list[tuple[Path, bytes]]) -> list[tuple[int, int]]:
     """Create many new files, each whole when its name appears, flushed to disk together
     at the end instead of one by one (an import of 10,000 memories would otherwise
     spend most of its time waiting on the disk). The flushes run side by side, so the
@@ -84,10 +84,12 @@ def create_all(files: list[tuple[Path, bytes]]) -> None:
     unwritten data, seconds on a busy machine, while the vault's write lock is held.
 
     A name that is already taken is never overwritten: it stops the rest with
-    ChangedOnDisk, leaving the files made so far in place.
+    ChangedOnDisk, leaving the files made so far in place. Returns each file's size and
+    modification time as written (taken from the file itself, before it had its name).
     """
     folders = set()
     created: list[Path] = []
+    stamps: list[tuple[int, int]] = []
     for path, data in files:
         folders.add(path.parent)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +97,8 @@ def create_all(files: list[tuple[Path, bytes]]) -> None:
         try:
             with open(tmp, "xb") as handle:
                 handle.write(data)
+                st = os.fstat(handle.fileno())
+            stamps.append((st.st_size, st.st_mtime_ns))
             try:
                 os.link(tmp, path)
             except FileExistsError:
@@ -109,3 +113,4 @@ def create_all(files: list[tuple[Path, bytes]]) -> None:
         list(pool.map(_flush, created))
     for folder in folders:
         _flush(folder)
+    return stamps

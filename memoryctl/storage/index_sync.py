@@ -157,6 +157,18 @@ class IndexSync(IndexConnection):
         report.seconds = time.perf_counter() - started
         return report
 
+    def sync_written(self, files: list[ParsedFile]) -> SyncReport:
+        """Index files memoryctl just wrote, from what it already holds of them (made by
+        `parsing.parsed_note`), instead of reading them back."""
+        started = time.perf_counter()
+        report = SyncReport(scanned=len(files))
+        if files:
+            todo = [FileStat(f.relpath, f.size, f.mtime_ns) for f in files]
+            chunks = [files[i : i + 1000] for i in range(0, len(files), 1000)]
+            self._apply(todo, [], [f.relpath for f in files], report, None, held=chunks)
+        report.seconds = time.perf_counter() - started
+        return report
+
     def _known(
         self, conn: sqlite3.Connection, paths: list[str] | None
     ) -> dict[str, tuple[int, int, int, str, str]]:
@@ -181,6 +193,7 @@ class IndexSync(IndexConnection):
         progress: Progress | None,
         *,
         replace_all: bool = False,
+        held: Iterable[list[ParsedFile]] | None = None,
     ) -> None:
         total = len(todo)
         done = 0
@@ -198,7 +211,7 @@ class IndexSync(IndexConnection):
             for path in gone:
                 self._delete_row(conn, known[path][0])
             stats = [(s.relpath, s.size, s.mtime_ns) for s in todo]
-            for chunk in parse_all(self.root, stats):
+            for chunk in parse_all(self.root, stats) if held is None else held:
                 fresh: list[ParsedFile] = []
                 for parsed in chunk:
                     old = known.get(parsed.relpath)

@@ -161,11 +161,28 @@ def read_memory(root: Path | str, relpath: str, size: int, mtime_ns: int) -> tup
         if template is not None:
             return template_memory(relpath, template, fallback), sha
         return broken_memory(relpath, str(error), fallback), sha
+    return _memory(relpath, raw, note, fallback), sha
+
+
+def _memory(relpath: str, raw: bytes, note: notefile.NoteFile, fallback: str) -> Memory:
+    """The memory of a file that parsed as a note (a template's, if it is one)."""
     if b"{{" in raw or b"<%" in raw:
         template = _template(raw)
         if template is not None:
-            return template_memory(relpath, template, fallback), sha
-    return memory_from_note(relpath, note.data, note.body, fallback), sha
+            return template_memory(relpath, template, fallback)
+    return memory_from_note(relpath, note.data, note.body, fallback)
+
+
+def parsed_note(
+    relpath: str, raw: bytes, note: notefile.NoteFile, size: int, mtime_ns: int
+) -> ParsedFile:
+    """A file memoryctl just wrote, ready to insert from the bytes and the parsed note it
+    already holds (`note` is `notefile.parse_bytes(raw)`), without reading it again."""
+    if seal.is_sealed(raw):
+        memory = sealed_memory(relpath, iso_from_ns(mtime_ns))
+    else:
+        memory = _memory(relpath, raw, note, iso_from_ns(mtime_ns))
+    return parsed_file(memory, relpath, size, mtime_ns, notefile.sha256(raw))
 
 
 def _template(raw: bytes) -> str | None:

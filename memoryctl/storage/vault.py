@@ -363,9 +363,13 @@ class Vault:
         if len(fresh) > 16:
             # Many new files (an import, a thousand proposals): one flush to disk for all.
             try:
-                create_all(fresh)
+                stamps = create_all(fresh)
             except ChangedOnDisk as error:
                 raise VaultError(str(error)) from None
+            if len(self.own_writes) + len(stamps) > 10_000:
+                self.own_writes.clear()
+            for (path, _), stamp in zip(fresh, stamps, strict=True):
+                self.own_writes[path.relative_to(self.root).as_posix()] = stamp
         rest = [file for file in files if file[2] is not None] if len(fresh) > 16 else files
         if len(rest) > 16:
             # Each write waits for its fsync; run side by side, the file system groups
@@ -381,6 +385,24 @@ class Vault:
         if memory_paths:
             self.index.sync_paths(memory_paths)
         return self.commit([*memory_paths, *(relpath for relpath, _, _ in files)], message)
+
+    def index_written(self, files: list[tuple[str, bytes, notefile.NoteFile]]) -> None:
+        """Index new memory files this vault just wrote (relpath, bytes, the note they
+        parse as) from what the caller holds, with the size and time each was written
+        with: a file changed since is read again by the next sync, as any other."""
+        from memoryctl.storage.parsing import parsed_note
+
+        held = []
+        again = []
+        for relpath, data, note in files:
+            stamp = self.own_writes.get(relpath)
+            if stamp is None or not is_memory_path(relpath, self.config):
+                again.append(relpath)
+            else:
+                held.append(parsed_note(relpath, data, note, *stamp))
+        self.index.sync_written(held)
+        if again:
+            self.index.sync_paths(again)
 
     def create(self, relpath: str, note: notefile.NoteFile, message: str) -> Memory:
         with self.writing():
