@@ -440,6 +440,29 @@ def test_a_new_memory_reads_back_as_written(data: dict[str, Any], body: str) -> 
         assert note.body.endswith("\n")
 
 
+# Text with every character a file may hold, the line breaks str.splitlines knows too.
+any_words = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\ufffe\uffff"),
+    max_size=15,
+)
+any_values = st.one_of(
+    values,
+    any_words,
+    st.lists(any_words, max_size=3),
+    st.dictionaries(keys, any_words, max_size=3),
+    st.datetimes(timezones=st.just(dt.UTC)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(keys, any_values, max_size=6), st.text(max_size=30))
+def test_a_new_memory_is_the_note_its_text_parses_as(data: dict[str, Any], body: str) -> None:
+    note = new_note(data, body)
+    parsed = parse_text(note.to_text())
+    assert same(note.data, parsed.data)
+    assert note == parsed
+
+
 def test_every_sample_memory_reads_as_python_frontmatter_reads_it() -> None:
     """An independent reader agrees on every frontmatter key and on the body."""
     import frontmatter

@@ -8,6 +8,7 @@ file keeps its BOM and its line endings.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
@@ -313,12 +314,62 @@ def _yaml_type(data: object) -> str:
 
 
 def new_note(data: dict[str, Any], body: str) -> NoteFile:
-    """A fresh file with this frontmatter, in memoryctl's own layout."""
-    text = "---\n" + "".join(yamlsubset.dump_item(k, v) for k, v in data.items()) + "---\n"
+    """A fresh file with this frontmatter, in memoryctl's own layout: the note its text
+    parses as. Where every value is of a kind that reads back as itself (text, numbers,
+    booleans, UTC moments, flat lists and mappings of those), the note is made from the
+    values at hand instead of reading the text it was just written as."""
+    frontmatter = "".join(yamlsubset.dump_item(k, v) for k, v in data.items())
     body = body.replace("\r\n", "\n")
     if body and not body.endswith("\n"):
         body += "\n"
-    return parse_text(text + "\n" + body if body else text)
+    rest = "\n" + body if body else ""
+    read_back = _as_read_back(data, frontmatter)
+    if read_back is None:
+        return parse_text("---\n" + frontmatter + "---\n" + rest)
+    return NoteFile(
+        bom=False,
+        newline="\n",
+        has_frontmatter=True,
+        open_fence="---\n",
+        frontmatter=frontmatter,
+        close_fence="---\n",
+        body=rest,
+        data=read_back,
+    )
+
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def _as_read_back(data: dict[str, Any], frontmatter: str) -> dict[str, Any] | None:
+    """The values as reading `frontmatter` (their dump) gives them, or None when that is
+    not certain without reading it: another kind of value, a line break other than
+    `\n` (which would split the text into other lines), or a size the reader refuses."""
+    if len(frontmatter) * 4 > yamlsubset.MAX_TEXT_BYTES:
+        return None
+    if len(frontmatter.splitlines()) != frontmatter.count("\n"):
+        return None
+    found: dict[str, Any] = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            return None
+        if isinstance(value, _SCALARS):
+            found[key] = value
+        elif isinstance(value, dt.datetime):
+            if value.tzinfo is not dt.UTC or value.microsecond or value.year < 1000:
+                return None
+            found[key] = value
+        elif isinstance(value, list | tuple):
+            if not all(isinstance(item, _SCALARS) for item in value):
+                return None
+            found[key] = list(value)
+        elif isinstance(value, dict):
+            if not all(isinstance(k, str) and isinstance(v, _SCALARS) for k, v in value.items()):
+                return None
+            found[key] = dict(value)
+        else:
+            return None
+    return found
 
 
 def replayed(committed: bytes, before: bytes, after: bytes) -> bytes | None:
