@@ -87,15 +87,19 @@ def test_a_commit_with_nothing_changed_makes_no_commit(repo):
     assert git(repo, "rev-parse", "HEAD").strip() == head
 
 
-def test_what_the_person_staged_stays_staged_and_out_of_the_commit(repo):
+def commits_a_and_leaves_the_persons_staged_b(repo: Path) -> None:
     (repo / "memories/default/b.md").write_text("b, staged by the person\n")
     git(repo, "add", "memories/default/b.md")
     (repo / "memories/default/a.md").write_text("a, by memoryctl\n")
-    gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    assert gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
         "memories/default/a.md"
     ]
     assert git(repo, "status", "--porcelain") == "M  memories/default/b.md\n"
+
+
+def test_what_the_person_staged_stays_staged_and_out_of_the_commit(repo):
+    commits_a_and_leaves_the_persons_staged_b(repo)
 
 
 def test_a_new_file_in_a_folder_git_ignores_is_left_out_of_the_commit(repo):
@@ -134,15 +138,8 @@ def test_a_persons_commit_hook_still_runs_and_sees_only_memoryctls_paths(repo):
         '#!/bin/sh\ngit diff --cached --name-only >> "$(git rev-parse --git-dir)/seen"\n'
     )
     hook.chmod(0o755)
-    (repo / "memories/default/b.md").write_text("b, staged by the person\n")
-    git(repo, "add", "memories/default/b.md")
-    (repo / "memories/default/a.md").write_text("a, changed\n")
-    assert gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
+    commits_a_and_leaves_the_persons_staged_b(repo)
     assert (repo / ".git" / "seen").read_text() == "memories/default/a.md\n"
-    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
-        "memories/default/a.md"
-    ]
-    assert git(repo, "status", "--porcelain") == "M  memories/default/b.md\n"
 
 
 def test_a_hook_that_refuses_the_commit_leaves_the_change_uncommitted(repo):
@@ -208,14 +205,7 @@ def test_many_given_bytes_are_stored_as_given_in_one_pack(repo):
 def test_a_commit_in_a_split_index_repository_leaves_the_index_whole(repo):
     git(repo, "config", "core.splitIndex", "true")
     git(repo, "update-index", "--split-index")
-    (repo / "memories/default/b.md").write_text("b, staged by the person\n")
-    git(repo, "add", "memories/default/b.md")
-    (repo / "memories/default/a.md").write_text("a, changed\n")
-    gitrepo.commit(repo, ["memories/default/a.md"], "Change a")
-    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [
-        "memories/default/a.md"
-    ]
-    assert git(repo, "status", "--porcelain") == "M  memories/default/b.md\n"
+    commits_a_and_leaves_the_persons_staged_b(repo)
 
 
 def test_a_commit_in_a_linked_worktree_goes_to_its_branch(repo, tmp_path):
