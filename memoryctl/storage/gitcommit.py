@@ -52,6 +52,7 @@ LOOSE_PER_FOLDER = 27
 # From this many new blobs on, they are written as one pack: 10,000 loose objects cost
 # 10,000 files (three times the time on a busy disk), a pack two.
 PACK_FROM = 64
+_FILE_MODES = ("100644", "100755")
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,7 @@ def _new_entries(
         elif os.name != "nt":
             files[relpath] = "100755" if st.st_mode & stat.S_IXUSR else "100644"
         else:
-            files[relpath] = before[0] if before and before[0] != "40000" else "100644"
+            files[relpath] = before[0] if before and before[0] in _FILE_MODES else "100644"
     fresh = [p for p in files if posixpath.basename(p) not in trees[posixpath.dirname(p)].entries]
     for relpath in _untracked(root, _ignored(root, fresh)):
         del files[relpath]
@@ -298,8 +299,8 @@ def _new_entries(
         if relpath in links:
             entries[relpath] = ("120000", blob)
         else:
-            keep = before is not None and before[0] in ("100644", "100755")
-            entries[relpath] = (before[0] if before and keep else "100644", blob)
+            mode = before[0] if before and before[0] in _FILE_MODES else "100644"
+            entries[relpath] = (mode, blob)
     return entries
 
 
