@@ -23,7 +23,7 @@ from memoryctl.tui.screens.base import AppScreen, WorkFailed, opened_index
 from memoryctl.tui.widgets.export_dialog import ExportChoice, ExportScreen
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.token_meter import TokenMeter
-from memoryctl.tui.workers import QUIET
+from memoryctl.tui.workers import quiet_work
 
 if TYPE_CHECKING:
     from memoryctl.bundle import Bundle
@@ -256,14 +256,7 @@ class PreviewScreen(AppScreen):
         ):
             static.update(content)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="preview-targets",
-        exit_on_error=False,
-        name="what each tool loads",
-        description=QUIET,
-    )
+    @quiet_work("preview-targets", "what each tool loads")
     def weigh_targets(self, bundle: Bundle, cwd: Path) -> None:
         from memoryctl.export import tool_loads
 
@@ -336,14 +329,7 @@ class PreviewScreen(AppScreen):
         if choice is not None and self.bundle is not None:
             self.export(self.bundle, choice, Path.cwd())
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="preview-export",
-        exit_on_error=False,
-        name="export",
-        description=QUIET,
-    )
+    @quiet_work("preview-export", "export")
     def export(self, bundle: Bundle, choice: ExportChoice, cwd: Path) -> None:
         from memoryctl.export import ExportError, Written, export
 

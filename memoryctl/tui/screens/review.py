@@ -30,7 +30,7 @@ from memoryctl.tui.widgets.diff import diff_content
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.modals import ConfirmScreen
 from memoryctl.tui.widgets.tab_keys import TAB_KEYS, focus_in_tab, step_tab, tab_bar_has_focus
-from memoryctl.tui.workers import QUIET
+from memoryctl.tui.workers import quiet_work
 from memoryctl.wording import counted
 
 if TYPE_CHECKING:
@@ -448,13 +448,7 @@ class ReviewScreen(AppScreen):
             self.detail_of = item.proposal.id
             self.preview(item)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="review-preview",
-        exit_on_error=False,
-        description=QUIET,
-    )
+    @quiet_work("review-preview")
     def preview(self, item: Item) -> None:
         from memoryctl.review import preview
 

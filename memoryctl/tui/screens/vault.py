@@ -32,7 +32,7 @@ from memoryctl.tui.widgets.facet_bar import FacetBar
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.memory_list import PAGE_SIZE
 from memoryctl.tui.widgets.memory_view import OPEN_HINT, Shown
-from memoryctl.tui.workers import QUIET
+from memoryctl.tui.workers import quiet_work
 
 if TYPE_CHECKING:
     from memoryctl.storage.index import Index
@@ -254,14 +254,7 @@ class VaultScreen(AppScreen):
         opened = self.IndexOpened(index, self.vault.is_git, notices, True, changed)
         self.post_message(opened)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="filter",
-        exit_on_error=False,
-        name="filter the memories",
-        description=QUIET,
-    )
+    @quiet_work("filter", "filter the memories")
     def run_filter(
         self, index: Index, wanted: ListFilter, keep_cursor: bool, order: Sequence[int] | None
     ) -> None:
@@ -303,14 +296,7 @@ class VaultScreen(AppScreen):
         rowids, count = found
         return RowPages(index, wanted, rowids, count=count)
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="filter",
-        exit_on_error=False,
-        name="filter the memories",
-        description=QUIET,
-    )
+    @quiet_work("filter", "filter the memories")
     def complete_filter(self, index: Index, pages: RowPages, order: Sequence[int] | None) -> None:
         worker = get_current_worker()
         if order is None:
@@ -328,14 +314,7 @@ class VaultScreen(AppScreen):
         if not worker.is_cancelled:
             self.post_message(self.Completed(pages, rowids, order))
 
-    @work(
-        thread=True,
-        exclusive=True,
-        group="memory",
-        exit_on_error=False,
-        name="read the memory",
-        description=QUIET,
-    )
+    @quiet_work("memory", "read the memory")
     def load_memory(self, index: Index, memory: Memory, full: bool = False) -> None:
         current = index.by_path(memory.path)
         if current is None and memory.has_id:
