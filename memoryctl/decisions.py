@@ -12,8 +12,9 @@ lists every decision in one place.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as replaced_copy
 from typing import Any
@@ -30,6 +31,7 @@ from memoryctl.proposals import (
     decided_bytes,
     new_proposal_bytes,
     proposal_from_file,
+    proposal_id,
 )
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.atomic import current_sha
@@ -243,22 +245,36 @@ class Change:
 
     def _leave_out_filed_elsewhere(self) -> None:
         """Under the write lock: a new pending proposal that another process filed since
-        this change read the queue (the same key names the same file) is theirs, not
-        filed twice; a proposal's id follows from its key, so its file is there."""
+        this change read the queue is theirs, not filed twice. A proposal's id follows
+        from its key, so its file is the one this change chose, or, when the other
+        process wrote it while this change was choosing (and so chose the next free
+        name), one of the names before it."""
         for relpath, proposal in list(self._written.items()):
             if self._files.get(relpath, (b"", ""))[1] is not None or not proposal.is_pending:
                 continue
-            try:
-                raw = (self.vault.root / relpath).read_bytes()
-            except FileNotFoundError:
-                continue
-            try:
-                theirs = proposal_from_file(relpath, raw, proposal.created)
-            except ProposalError:
-                continue  # not a proposal memoryctl can read: the write refuses it
-            if theirs.key == proposal.key:
+            if any(self._filed_there(slot, proposal) for slot in _slots(proposal.key, relpath)):
                 del self._files[relpath], self._written[relpath]
                 self.filed = [p for p in self.filed if p.path != relpath]
+
+    def _filed_there(self, relpath: str, proposal: Proposal) -> bool:
+        try:
+            raw = (self.vault.root / relpath).read_bytes()
+        except FileNotFoundError:
+            return False
+        try:
+            theirs = proposal_from_file(relpath, raw, proposal.created)
+        except ProposalError:
+            return False  # not a proposal memoryctl can read: the write refuses it
+        return theirs.key == proposal.key
+
+
+def _slots(key: str, chosen: str) -> Iterator[str]:
+    """The file names a proposal with this key may have, up to the one chosen."""
+    for attempt in itertools.count():
+        relpath = f"{PROPOSALS_DIR}/{proposal_id(key, attempt)}.md"
+        yield relpath
+        if relpath == chosen:
+            return
 
 
 def lineage_from(proposals: Iterable[Proposal], ancestor: str, trigger: str) -> list[Proposal]:

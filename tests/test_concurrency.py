@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from memoryctl.actions import NewMemory, add_memory
+from memoryctl.decisions import Change
 from memoryctl.doctor import diagnose
+from memoryctl.proposals import Suggestion
 from memoryctl.storage import gitrepo, writelock
 from memoryctl.storage.vault import Vault, VaultBusy
 
@@ -209,6 +212,26 @@ def test_faces_running_the_live_checks_at_once_file_each_proposal_once(vault_dir
         assert [code for code, _, _ in results] == [0] * 4
         assert not [err for _, _, err in results if "could not run" in err]
     assert len(list((vault_dir / "proposals").glob("*.md"))) == 3
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
+def test_a_proposal_filed_by_another_face_while_this_one_proposes_is_filed_once(vault_dir, cli):
+    """The other face writes its file after this one read the queue and before it chose
+    a name, so this one's first name is taken and it chooses the next: under the lock it
+    must still see that the same proposal is already filed."""
+    mid = cli("--vault", str(vault_dir), "add", "The office is on Main Street").out.strip()
+    now = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
+    moved = Suggestion("retire", (mid,), "we moved", "rule", trigger="moved")
+    this_face, other_face = Vault(vault_dir), Vault(vault_dir)
+    mine = Change.start(this_face, now)  # reads the queue: nothing filed yet
+    theirs = Change.start(other_face, now)
+    theirs.propose([moved])
+    theirs.commit("Propose: retire")
+    assert mine.propose([moved])  # the queue it read says the proposal is new
+    mine.commit("Propose: retire")
+    this_face.close()
+    other_face.close()
+    assert len(list((vault_dir / "proposals").glob("*.md"))) == 1
     assert git(vault_dir, "status", "--porcelain") == ""
 
 
