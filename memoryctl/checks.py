@@ -201,6 +201,19 @@ def _file(change: Change, suggestions: list[Suggestion], report: CheckReport) ->
     report.already = len(keys) - len(report.proposed) - len(report.reopened)
 
 
+def file_whole_vault(
+    change: Change, suggestions: list[Suggestion]
+) -> tuple[list[Proposal], list[Proposal]]:
+    """What a check of the whole vault files, as `check` and a bulk live check both do:
+    its suggestions proposed, what a check withdrew and finds again reopened, and what
+    it no longer finds withdrawn. (proposed, reopened); the withdrawn are the change's."""
+    keys = {s.key for s in suggestions}
+    proposed = change.propose(suggestions)
+    reopened = change.reopen(found_again(change.queue.proposals, keys), REOPENED)
+    withdraw_stale(change, whole_vault_covers(change.queue.proposals), keys, NO_LONGER_FOUND)
+    return proposed, reopened
+
+
 def proposal_lines(
     proposed: Sequence[Proposal], withdrawn: Sequence[Proposal], reopened: Sequence[Proposal]
 ) -> list[str]:
@@ -266,9 +279,8 @@ def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
     suggestions = found.suggestions
     report.unreplaced = found.unreplaced
     report.checked = found.checked
-    _file(change, suggestions, report)
-    covers = whole_vault_covers(change.queue.proposals)
-    withdraw_stale(change, covers, {s.key for s in suggestions}, NO_LONGER_FOUND)
+    report.proposed, report.reopened = file_whole_vault(change, suggestions)
+    report.already = len({s.key for s in suggestions}) - len(report.proposed) - len(report.reopened)
     report.withdrawn = change.withdrawn
     report.commit = change.commit(_message("Check", report))
     return report

@@ -9,14 +9,8 @@ from memoryctl.bundle import Bundle, build_bundle, contests_in
 from memoryctl.contested import Contest
 from memoryctl.memory import Memory
 from memoryctl.proposals import PendingAbout, ProposalStore
-from memoryctl.rules import exclusions, folded_exclusions, load_registry
+from memoryctl.rules import folded_exclusions, load_registry
 from memoryctl.storage.vault import Vault, VaultError
-
-
-def predicate_exclusions(vault: Vault) -> dict[str, frozenset[str]]:
-    """Which predicates exclude which, value for value, from the vault's registry."""
-    return exclusions(load_registry(vault.config))
-
 
 # One per open vault, so a process that builds a bundle for every message (the MCP
 # server, the TUI's preview) lists the queue again only when it changed.

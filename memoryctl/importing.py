@@ -267,10 +267,10 @@ def moved_items(
     for ref, group, _ in fresh:
         if ref in moved:
             continue
-        gone = [m for m in groups.get(group, []) if m.id not in claimed]
-        if gone:
-            moved[ref] = gone[0]
-            claimed.add(gone[0].id)
+        gone = next((m for m in groups.get(group, []) if m.id not in claimed), None)
+        if gone is not None:
+            moved[ref] = gone
+            claimed.add(gone.id)
     return moved
 
 

@@ -25,16 +25,14 @@ from dataclasses import dataclass, field
 
 from memoryctl.anchors import RepoFiles, anchor_suggestions, repo_root
 from memoryctl.checks import (
-    NO_LONGER_FOUND,
     REOPENED,
     TRIGGER_UNDONE,
     anchored_memories,
     explicit_suggestions,
+    file_whole_vault,
     find_all,
-    found_again,
     proposal_lines,
     retired_lineage,
-    whole_vault_covers,
     withdraw_stale,
     withdrawn_by_check,
 )
@@ -177,10 +175,7 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         # As `check` does: the queue is listed once, and what the whole vault no longer
         # proposes is withdrawn.
         change = Change.start(vault, now)
-        keys = {s.key for s in found}
-        report.proposed = change.propose(found)
-        withdraw_stale(change, whole_vault_covers(change.queue.proposals), keys, NO_LONGER_FOUND)
-        report.reopened = change.reopen(found_again(change.queue.proposals, keys), REOPENED)
+        report.proposed, report.reopened = file_whole_vault(change, found)
     else:
         changed = index.memories_after(mark)
         report.checked = len(changed)
@@ -190,8 +185,10 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         # finds anywhere. Only here are they read.
         stale = triggered_before(vault, index.removed(upto), changed, keys)
         fresh = unfiled(vault, found)
+        unfiled_keys = {s.key for s in fresh}
         # A check's withdrawal is written by memoryctl, so its file says so plainly.
-        withdrawn = _filed(vault, found, b"\nstate: withdrawn\n")
+        filed = [s for s in found if s.key not in unfiled_keys]
+        withdrawn = _filed(vault, filed, b"\nstate: withdrawn\n")
         back = [p for _, p in withdrawn if withdrawn_by_check(p)]
         change = Change.start(vault, now) if fresh or stale or back else None
         if change is not None:

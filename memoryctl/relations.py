@@ -72,12 +72,14 @@ def stated(text: str, stopwords: Set[str]) -> list[tuple[tuple[str, ...], str]]:
 
 
 def _relation(words: list[str], stopwords: Set[str]) -> tuple[str, ...]:
+    """The relation's words among these (the caller hands at most `MOST_WORDS + 1`)."""
     kept: list[str] = []
-    for word in words[: MOST_WORDS + 1]:
-        if not word[0].isalpha() or word[0].isupper() or fold(word) in stopwords:
+    for word in words:
+        folded = fold(word)
+        if not word[0].isalpha() or word[0].isupper() or folded in stopwords:
             break
-        kept.append(fold(word))
-    return tuple(kept[-MOST_WORDS - 1 :])
+        kept.append(folded)
+    return tuple(kept)
 
 
 def _capitals(words: list[str]) -> list[str]:

@@ -152,6 +152,10 @@ class QueryPlan:
     estimate: int = 0
 
 
+def _or(terms: Sequence[str]) -> str:
+    return " OR ".join(_quote(t) for t in terms)
+
+
 def _and(terms: list[str], df: dict[str, int], by_recency: bool) -> QueryPlan:
     return QueryPlan(
         " AND ".join(_quote(t) for t in terms), by_recency, tuple(terms), min(df[t] for t in terms)
@@ -194,8 +198,7 @@ def plan(
         if weightless:
             return _and(by_rarity[:2], df, True)
         if cheap or sum(df[t] for t in present) <= RANK_ALL:
-            match = " OR ".join(_quote(t) for t in by_rarity)
-            return QueryPlan(match, False, tuple(by_rarity), min(total, sum(df.values())))
+            return QueryPlan(_or(by_rarity), False, tuple(by_rarity), min(total, sum(df.values())))
         # The rarest terms carry the ranking; stop adding terms once their posting lists
         # would make the query slow (so no common term joins a rarer one), but always
         # keep at least one: BM25 then ranks its most recently indexed matches.
@@ -204,8 +207,7 @@ def plan(
             if sum(df[t] for t in chosen) + df[term] > MESSAGE_POSTINGS:
                 break
             chosen.append(term)
-        match = " OR ".join(_quote(t) for t in chosen)
-        return QueryPlan(match, False, tuple(chosen), sum(df[t] for t in chosen))
+        return QueryPlan(_or(chosen), False, tuple(chosen), sum(df[t] for t in chosen))
     # A search: every word must match, so the rarest term bounds the matches to rank.
     if weightless or (not cheap and df[by_rarity[0]] > COMMON_POSTINGS):
         return _and(by_rarity, df, True)
@@ -221,7 +223,7 @@ def without_names(plan: QueryPlan, names: Set[str]) -> str | None:
     """The plan's match without the terms that are these names: what a message asks
     about a person. None when nothing else is left."""
     rest = [t for t in plan.terms if not names & set(t.rstrip("*").split(" "))]
-    return " OR ".join(_quote(t) for t in rest) or None
+    return _or(rest) or None
 
 
 _SPEAKER = re.compile(r"([^\W\d_][^\W_]*):\s")
@@ -231,7 +233,7 @@ def speaker(title: str) -> str | None:
     """Who speaks a turn of a conversation, folded as a query term: "Ines: we moved!" is
     by "ines". None for a title that does not begin with one word and a colon."""
     found = _SPEAKER.match(title)
-    return found and tokens(found[1])[0] if found else None
+    return tokens(found[1])[0] if found else None
 
 
 def with_next_turns(

@@ -166,11 +166,6 @@ def _index_file(root: Path) -> Path:
     return _git_dir(root) / "index"
 
 
-def hash_blob(root: Path, data: bytes) -> str:
-    """Store bytes in the repository as a blob (`git hash-object -w`); its id."""
-    return write_blobs(root, [data])[0]
-
-
 def write_blobs(root: Path, contents: list[bytes]) -> list[str]:
     """Store each of these as a blob, exactly as given (no filter ever sees them), with
     one git command however many there are; their ids, in order."""

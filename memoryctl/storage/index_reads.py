@@ -116,15 +116,7 @@ class IndexReads(IndexConnection):
     def file_shas(self, mids: Sequence[str]) -> dict[str, str]:
         """The hash of each memory's file as the index last read it (the index is synced
         when a command opens the vault, so this is the file on disk)."""
-        shas: dict[str, str] = {}
-        for start in range(0, len(mids), 500):
-            part = list(mids[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self._execute(
-                f"SELECT mid, sha FROM notes WHERE mid IN ({marks}) ORDER BY path DESC", part
-            )
-            shas.update(rows)
-        return shas
+        return {mid: sha for mid, (_, sha) in self.files_of(mids).items()}
 
     def derived_children(self, sources: Iterable[str]) -> dict[str, list[str]]:
         """The ids of the memories derived from each of these (a `lineage.Children`)."""

@@ -22,6 +22,7 @@ from memoryctl.memory import Memory
 from memoryctl.storage.changes import MARK as LIVE_MARK
 from memoryctl.storage.index_connection import IndexConnection
 from memoryctl.storage.parsing import (
+    CHUNK,
     NOTE_COLUMNS,
     ParsedFile,
     fts_title,
@@ -164,7 +165,7 @@ class IndexSync(IndexConnection):
         report = SyncReport(scanned=len(files))
         if files:
             todo = [FileStat(f.relpath, f.size, f.mtime_ns) for f in files]
-            chunks = [files[i : i + 1000] for i in range(0, len(files), 1000)]
+            chunks = [files[i : i + CHUNK] for i in range(0, len(files), CHUNK)]
             self._apply(todo, [], [f.relpath for f in files], report, None, held=chunks)
         report.seconds = time.perf_counter() - started
         return report

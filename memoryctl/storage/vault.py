@@ -366,10 +366,8 @@ class Vault:
                 stamps = create_all(fresh)
             except ChangedOnDisk as error:
                 raise VaultError(str(error)) from None
-            if len(self.own_writes) + len(stamps) > 10_000:
-                self.own_writes.clear()
             for (path, _), stamp in zip(fresh, stamps, strict=True):
-                self.own_writes[path.relative_to(self.root).as_posix()] = stamp
+                self._remember_write(path.relative_to(self.root).as_posix(), stamp)
         rest = [file for file in files if file[2] is not None] if len(fresh) > 16 else files
         if len(rest) > 16:
             # Each write waits for its fsync; run side by side, the file system groups
@@ -429,9 +427,14 @@ class Vault:
             raise VaultError(str(error)) from None
         with contextlib.suppress(OSError):
             st = path.stat()
-            if len(self.own_writes) > 10_000:
-                self.own_writes.clear()
-            self.own_writes[relpath] = (st.st_size, st.st_mtime_ns)
+            self._remember_write(relpath, (st.st_size, st.st_mtime_ns))
+
+    def _remember_write(self, relpath: str, stamp: tuple[int, int]) -> None:
+        """What this write left (size, mtime), so the watcher skips it as this process's
+        own; forgotten wholesale past 10,000, when a miss only costs a re-read."""
+        if len(self.own_writes) > 10_000:
+            self.own_writes.clear()
+        self.own_writes[relpath] = stamp
 
     def commit(self, relpaths: list[str], message: str) -> str | None:
         """Commit these paths. Where memoryctl rewrote a memory that also holds the
