@@ -170,7 +170,7 @@ class PreviewScreen(AppScreen):
         self.bundle: Bundle | None = None
         self.targets: list[TargetLoad] = []
         self._debounce: Timer | None = None
-        self._asked: tuple[str, str | None] | None = None  # the last bundle asked for
+        self._asked_profile: str | None = None  # the profile of the last bundle asked for
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -219,7 +219,7 @@ class PreviewScreen(AppScreen):
         return self.query_one("#preview-text", TextArea).text
 
     def reload(self) -> None:
-        self._asked = (self.profile, self.message)
+        self._asked_profile = self.profile
         self.build(self.profile, self.message)
 
     @work(
@@ -250,10 +250,7 @@ class PreviewScreen(AppScreen):
     def _show(self, selector: str, content: Content) -> None:
         static = self.query_one(selector, Static)
         shown = static.content
-        if not (
-            isinstance(shown, Content)
-            and (shown.plain, shown.spans) == (content.plain, content.spans)
-        ):
+        if not (isinstance(shown, Content) and shown.is_same(content)):
             static.update(content)
 
     @quiet_work("preview-targets", "what each tool loads")
@@ -283,7 +280,7 @@ class PreviewScreen(AppScreen):
 
     @on(Select.Changed, "#preview-profile")
     def profile_changed(self) -> None:
-        if self._asked is None or self._asked[0] != self.profile:
+        if self._asked_profile != self.profile:
             self.reload()  # not when the picker first shows the profile the screen built for
 
     def action_focus_message(self) -> None:

@@ -127,9 +127,10 @@ class KeysFooter(Widget, can_focus=False):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
 
-    def _item(self, item: FooterItem, key_pad: str) -> list[Segment]:
-        """A key and its words, as Textual's footer draws one (`key_pad` around the key)."""
-        base = self.rich_style + self._style("keys-footer--item")
+    def _item(self, item: FooterItem, key_pad: str, widget: Style) -> list[Segment]:
+        """A key and its words, as Textual's footer draws one (`key_pad` around the key),
+        over the footer's own style (`widget`, worked out once a line)."""
+        base = widget + self._style("keys-footer--item")
         if item is self._hover:
             base += self._style("keys-footer--hover")
         dim = Style(dim=True) if not item.enabled else Style()
@@ -149,7 +150,7 @@ class KeysFooter(Widget, can_focus=False):
             edge = background + self.get_component_styles("keys-footer--edge").color
             right = [
                 Segment("▏", Style(color=edge.rich_color, bgcolor=base.bgcolor)),
-                *self._item(self._palette, ""),
+                *self._item(self._palette, "", base),
                 # Textual pads the key with its background only: no colour of its own.
                 Segment(" ", Style(bgcolor=(base + self._style("keys-footer--item")).bgcolor)),
             ]
@@ -158,7 +159,7 @@ class KeysFooter(Widget, can_focus=False):
         self._spans = []
         x = 0
         for item in self._keys:
-            drawn = self._item(item, " ")
+            drawn = self._item(item, " ", base)
             cells = sum(cell_len(s.text) for s in drawn)
             self._spans.append((x, x + cells, item))
             segments += drawn
