@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from memoryctl.anchors import RepoFiles, anchor_suggestions, repo_root
 from memoryctl.checks import (
+    NO_LONGER_FOUND,
     REOPENED,
     TRIGGER_UNDONE,
     anchored_memories,
@@ -179,21 +180,25 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
     else:
         changed = index.memories_after(mark)
         report.checked = len(changed)
-        found = suggestions_for(vault, changed, now)
-        keys = {s.key for s in found}
         # A whole-vault pass needs no earlier versions: it withdraws what it no longer
         # finds anywhere. Only here are they read.
-        stale = triggered_before(vault, index.removed(upto), changed, keys)
+        before = triggered_by(vault, changed_triggers(index.removed(upto), changed))
+        found = suggestions_for(vault, changed, now)
+        found += handed_back(vault, before, changed)
+        keys = {s.key for s in found}
+        stale = _pending(vault, [s for s in before if s.key not in keys])
+        superseded = taken_over(vault, changed, found, keys)
         fresh = unfiled(vault, found)
         unfiled_keys = {s.key for s in fresh}
         # A check's withdrawal is written by memoryctl, so its file says so plainly.
         filed = [s for s in found if s.key not in unfiled_keys]
         withdrawn = _filed(vault, filed, b"\nstate: withdrawn\n")
         back = [p for _, p in withdrawn if withdrawn_by_check(p)]
-        change = Change.start(vault, now) if fresh or stale or back else None
+        change = Change.start(vault, now) if fresh or stale or superseded or back else None
         if change is not None:
             report.proposed = change.propose(fresh)
             withdraw_stale(change, stale, keys, WITHDRAWN)
+            withdraw_stale(change, superseded, keys, NO_LONGER_FOUND)
             report.reopened = change.reopen(back, REOPENED)
     if change is not None:
         report.withdrawn = change.withdrawn
@@ -230,19 +235,16 @@ def _filed(
     return filed
 
 
-def triggered_before(
-    vault: Vault, before: list[Memory], changed: list[Memory], found: set[str]
-) -> list[Proposal]:
-    """The pending proposals that an earlier version of a changed or removed memory
-    triggered (a `retires` it named, a typed fact it held) and that the checks no
-    longer find (`found` is what they find about every changed memory).
-
-    Only a version whose trigger differs from the memory now is asked about, so an
-    edit of the text alone costs nothing; each proposal is looked up by its file name,
-    which its key gives, so the queue is never listed.
-    """
+def changed_triggers(before: list[Memory], changed: list[Memory]) -> list[Memory]:
+    """The earlier versions of changed or removed memories whose trigger differs from
+    the memory now (a `retires` it named, a typed fact it held): an edit of the text
+    alone costs nothing."""
     now = {m.id: m for m in changed}
-    earlier = [m for m in before if _trigger(m) != _trigger(now.get(m.id))]
+    return [m for m in before if _trigger(m) != _trigger(now.get(m.id))]
+
+
+def triggered_by(vault: Vault, earlier: list[Memory]) -> list[Suggestion]:
+    """What these earlier versions proposed, as the checks found it then."""
     if not earlier:
         return []
     registry = load_registry(vault.config)
@@ -252,9 +254,47 @@ def triggered_before(
         facts = {m.id: m for m in _facts_about(vault.index, [memory], registry, whole=True)}
         facts[memory.id] = memory
         proposed += rule_suggestions(facts.values(), registry, {memory.id})
-    unfound = [s for s in proposed if s.key not in found]
-    stale = {p.id: p for _, p in _filed(vault, unfound) if p.is_pending}
-    return list(stale.values())
+    return proposed
+
+
+def handed_back(vault: Vault, before: list[Suggestion], changed: list[Memory]) -> list[Suggestion]:
+    """What the rules propose now about the facts an earlier version ended.
+
+    Each older fact is proposed once, by the newest fact that ends it. When that ender
+    goes (Braga deleted, after Porto, both after Lisbon), the fact before it ends them
+    again, and its proposal (retire Lisbon, from Porto) is what the rules find."""
+    ids = {m.id for m in changed}
+    ended = {t for s in before if s.origin == "rule" for t in s.targets if t not in ids}
+    if not ended:
+        return []
+    registry = load_registry(vault.config)
+    facts = [m for m in vault.index.get_many(ended).values() if is_typed(m)]
+    facts = _facts_about(vault.index, facts, registry, whole=False)
+    return [s for s in rule_suggestions(facts, registry, ended) if ended & set(s.targets)]
+
+
+def taken_over(
+    vault: Vault, changed: list[Memory], found: list[Suggestion], keys: set[str]
+) -> list[Proposal]:
+    """The pending rule proposals that a changed fact takes over: when it becomes the
+    newest fact to end an older one (Braga after Porto, both after Lisbon), the
+    proposal the ender before it made about that fact (retire Lisbon, from Porto) is no
+    longer what the rules find. The earlier ender is found by asking the rules about
+    the same facts without the changed ones."""
+    ids = {m.id for m in changed}
+    ended = {t for s in found if s.origin == "rule" and s.ref in ids for t in s.targets}
+    if not ended:
+        return []
+    registry = load_registry(vault.config)
+    typed = [m for m in changed if is_typed(m)]
+    facts = _facts_about(vault.index, typed, registry, whole=False)
+    before = rule_suggestions([m for m in facts if m.id not in ids], registry, ended)
+    return _pending(vault, [s for s in before if s.key not in keys and ended & set(s.targets)])
+
+
+def _pending(vault: Vault, suggestions: list[Suggestion]) -> list[Proposal]:
+    """The pending proposals filed with these suggestions' keys, each once."""
+    return list({p.id: p for _, p in _filed(vault, suggestions) if p.is_pending}.values())
 
 
 def _trigger(memory: Memory | None) -> tuple[object, ...] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from review_helpers import status, subjects
+from review_helpers import status, subjects, write_note
 from test_bundle import edit_frontmatter, path_of
 
 from memoryctl.checks import NO_LONGER_FOUND, REOPENED, run_checks
@@ -214,3 +214,63 @@ def test_a_target_edited_after_the_check_read_it_is_flagged_changed_since_propos
         assert approve(vault, proposal.id, now=NOW, force=True).proposal.state == "approved"
     finally:
         vault.close()
+
+
+# --- a newer fact takes over what the one before it proposed ---------------------------------
+
+
+BRAGA = "brag4c1ty0"
+
+
+def move_on_to_braga(root: Path) -> Path:
+    return write_note(
+        root,
+        "memories/personal/home/lives-in-braga.md",
+        BRAGA,
+        "Lives in Braga",
+        "I moved on to Braga.",
+        created="2026-11-01T09:00:00Z",
+        subject="user",
+        predicate="lives_in",
+        value="Braga",
+    )
+
+
+def retiring(cli, root: Path, target: str, state: str = "pending") -> list[str]:
+    """Which facts propose retiring `target`, among the proposals in this state."""
+    result = cli("--vault", str(root), "review", "--json", "--state", state)
+    proposals = result.json()["proposals"]
+    return [p["origin"]["ref"] for p in proposals if p["targets"][0]["id"] == target]
+
+
+def assert_check_agrees(cli, root: Path) -> None:
+    """`check` over the whole vault finds nothing to add to what the live checks left."""
+    checked = cli("--vault", str(root), "check", "--json").json()
+    assert (checked["proposed"], checked["withdrawn"], checked["reopened"]) == ([], [], [])
+
+
+def test_a_newer_fact_withdraws_what_the_fact_it_replaces_proposed(sample_dir, cli):
+    """Porto proposed retiring Lisbon. Braga comes after Porto: the rules now have
+    Braga propose retiring both, so the live checks withdraw Porto's proposal about
+    Lisbon, as `check` would, instead of leaving two proposals to retire Lisbon."""
+    assert retiring(cli, sample_dir, LISBON) == [PORTO]
+    move_on_to_braga(sample_dir)
+    assert retiring(cli, sample_dir, LISBON) == [BRAGA]
+    assert retiring(cli, sample_dir, PORTO) == [BRAGA]
+    assert retiring(cli, sample_dir, LISBON, "withdrawn") == [PORTO]
+    assert review(cli, sample_dir, "withdrawn")[LISBON]["decision"]["note"] == NO_LONGER_FOUND
+    assert_check_agrees(cli, sample_dir)
+
+
+def test_removing_the_newer_fact_brings_back_what_the_one_before_it_proposed(sample_dir, cli):
+    """Braga deleted again: Porto is the newest fact once more, and its proposal to
+    retire Lisbon is pending again, the same proposal, while Braga's are withdrawn."""
+    first = review(cli, sample_dir)[LISBON]["id"]
+    braga = move_on_to_braga(sample_dir)
+    assert retiring(cli, sample_dir, LISBON) == [BRAGA]
+    braga.unlink()
+    assert retiring(cli, sample_dir, LISBON) == [PORTO]
+    assert review(cli, sample_dir)[LISBON]["id"] == first
+    assert sorted(retiring(cli, sample_dir, LISBON, "withdrawn")) == [BRAGA]
+    assert retiring(cli, sample_dir, PORTO) == []
+    assert_check_agrees(cli, sample_dir)
