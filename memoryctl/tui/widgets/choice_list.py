@@ -7,9 +7,9 @@ refresh adds or removes one above it. Every list a person acts on names its rows
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
-from textual._widget_navigation import find_next_enabled_no_wrap
 from textual.widgets import OptionList
 from textual.widgets.option_list import OptionDoesNotExist
 
@@ -22,7 +22,7 @@ class ChoiceList(OptionList):
         self._step(1)
 
     def _step(self, direction: Literal[-1, 1]) -> None:
-        found = find_next_enabled_no_wrap(self.options, self.highlighted, direction)
+        found = next_enabled([o.disabled for o in self.options], self.highlighted, direction)
         if found is not None:
             self.highlighted = found
 
@@ -42,3 +42,13 @@ class ChoiceList(OptionList):
         except OptionDoesNotExist:
             return False
         return True
+
+
+def next_enabled(disabled: Sequence[bool], at: int | None, direction: Literal[-1, 1]) -> int | None:
+    """The next row that is not disabled, from `at` in `direction`, without wrapping
+    (from nowhere: the first, or the last); None when there is none."""
+    rows = range(len(disabled)) if direction == 1 else range(len(disabled) - 1, -1, -1)
+    if at is not None:
+        at = min(at, len(disabled))
+        rows = range(at + 1, len(disabled)) if direction == 1 else range(at - 1, -1, -1)
+    return next((row for row in rows if not disabled[row]), None)
