@@ -32,6 +32,7 @@ from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
 from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.wording import counted
 
 SOURCE_KIND = "import"
 _UNCHANGED = "unchanged since imported as"
@@ -66,6 +67,16 @@ class ImportReport:
     proposed: list[Proposed] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     commit: str | None = None
+
+    @property
+    def summary(self) -> str:
+        """One line on what the import made (or would make), proposed and skipped."""
+        made = counted(len(self.made), "memory", "memories")
+        replacements = counted(len(self.proposed), "replacement")
+        skipped = f"{len(self.skipped):,}"
+        if self.dry_run:
+            return f"Would make {made} from {self.source}, propose {replacements}, skip {skipped}."
+        return f"Made {made} from {self.source}, proposed {replacements}, skipped {skipped}."
 
     def as_json(self) -> dict[str, Any]:
         return {

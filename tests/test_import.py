@@ -408,7 +408,8 @@ def test_the_import_command_reports_what_it_made_and_skipped_and_why(vault_dir, 
     path = sources / "cursor-rules"
     dry = cli("--vault", str(vault_dir), "import", "cursor-rules", str(path), "--dry-run")
     assert dry.code == 0, dry.err
-    assert "Would make 2 memories from cursor-rules" in dry.out and "Dry run" in dry.err
+    assert "Would make 2 memories from cursor-rules, propose 0 replacements" in dry.out
+    assert "Dry run" in dry.err
     assert not (vault_dir / "memories").exists()
     result = cli("--vault", str(vault_dir), "import", "cursor-rules", str(path))
     assert result.code == 0, result.err
@@ -469,3 +470,42 @@ def test_the_memories_an_import_indexes_as_it_writes_are_those_a_rebuild_reads(
         assert vault.index._execute(rows) == as_written
     finally:
         vault.close()
+
+
+@pytest.mark.parametrize(
+    ("source", "relpath"),
+    [
+        ("claude-code", "memory/broken.md"),
+        ("letta", "letta/broken.md"),
+        ("basic-memory", "notes/broken.md"),
+        ("cursor-rules", "project/.cursor/rules/broken.mdc"),
+    ],
+)
+def test_a_source_file_whose_frontmatter_cannot_be_read_is_skipped_with_the_reason(
+    vault_dir, tmp_path, cli, source, relpath
+):
+    """Not imported as text that begins with broken YAML (titled "---"): skipped, by
+    path and line, and the file is left as it was for the person to mend."""
+    broken = tmp_path / relpath
+    broken.parent.mkdir(parents=True)
+    raw = b"---\nname: [unclosed\n---\nUses tabs.\n"
+    broken.write_bytes(raw)
+    (broken.parent / "fine.md").write_text("Prefers dark mode.\n", encoding="utf-8")
+    root = tmp_path / relpath.split("/")[0]
+    result = cli("--vault", str(vault_dir), "import", source, str(root), "--json")
+    assert result.code == 0, result.err
+    data = result.json()
+    reasons = {s["ref"].rsplit("/", 1)[-1]: s["reason"] for s in data["skipped"]}
+    assert reasons[broken.name].startswith("its frontmatter could not be read (")
+    assert reasons[broken.name].endswith("at line 3)")  # as `doctor` counts it
+    assert [m["ref"].rsplit("/", 1)[-1] for m in data["made"]] == ["fine.md"]  # the rest comes in
+    assert broken.read_bytes() == raw
+
+
+def test_the_report_counts_one_memory_as_one(vault_dir, sources, cli):
+    export = sources / "mem0" / "export.json"
+    one = export.parent / "one.json"
+    one.write_text('{"results": [{"id": "1", "memory": "Likes tea"}]}', encoding="utf-8")
+    result = cli("--vault", str(vault_dir), "import", "mem0", str(one))
+    assert result.code == 0, result.err
+    assert "Made 1 memory from mem0, proposed 0 replacements, skipped 0." in result.out

@@ -54,7 +54,6 @@ def cmd_import(args: argparse.Namespace) -> None:
     if args.json:
         emit_json(report.as_json())
         return
-    would = "Would make" if report.dry_run else "Made"
     for made in report.made:
         say(f"made      {made.id}  {made.title}  ({made.ref})")
     for proposed in report.proposed:
@@ -62,12 +61,7 @@ def cmd_import(args: argparse.Namespace) -> None:
         say(f"replace   {proposed.id}  {proposed.title}  (its source changed{which})")
     for skipped in report.skipped:
         say(f"skipped   {skipped.ref}: {skipped.reason}")
-    verb = "proposed" if not report.dry_run else "would propose"
-    say(
-        f"{would} {len(report.made)} memories from {args.source}, {verb} "
-        f"{len(report.proposed)} replacements, skipped {len(report.skipped)}."
-        + ("" if report.dry_run else f" Commit {report.commit[:12]}." if report.commit else "")
-    )
+    say(report.summary + (f" Commit {report.commit[:12]}." if report.commit else ""))
     if report.dry_run:
         note("Dry run: nothing was written.")
 

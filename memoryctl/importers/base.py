@@ -23,6 +23,7 @@ from frontmatter.default_handlers import YAMLHandler
 from memoryctl.actions import slug
 from memoryctl.memory import parse_moment
 from memoryctl.storage import yamlsubset
+from memoryctl.storage.notefile import yaml_reason
 
 
 class ImportSourceError(Exception):
@@ -93,23 +94,36 @@ class _FastYAML(YAMLHandler):
     impossible date stays text as it does in the vault."""
 
     def load(self, fm: str, **kwargs: object) -> Any:
-        return yamlsubset.load(fm)
+        # The frontmatter as split begins with the newline after the fence; without
+        # it, an error's line is counted as the vault's own reader counts it.
+        return yamlsubset.load(fm.removeprefix("\n"))
 
 
 _FAST_YAML = _FastYAML()
 
 
+class UnreadableFrontmatter(Exception):
+    """A source file's frontmatter cannot be read: the file is skipped, with the reason,
+    rather than imported as text that begins with broken YAML. The source is never
+    touched, so the person can mend it and import again."""
+
+
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     """Frontmatter and body of a foreign file, split by python-frontmatter (which also
-    knows the other fences Hugo sites use, when their readers are installed). A
-    frontmatter that cannot be read is left in the body, so nothing is lost."""
+    knows the other fences Hugo sites use, when their readers are installed).
+
+    Raises UnreadableFrontmatter, with the reason and its line, when there is a
+    frontmatter and it cannot be read."""
     handler = frontmatter.detect_format(text, frontmatter.handlers)
     if isinstance(handler, YAMLHandler):
         handler = _FAST_YAML
     try:
         post = frontmatter.loads(text, handler=handler)
-    except (yaml.YAMLError, ValueError, TypeError, LookupError, AttributeError):
-        return {}, text
+    except yaml.YAMLError as error:
+        reason = yaml_reason(error, text.split("\n", 1)[-1])
+        raise UnreadableFrontmatter(f"its frontmatter could not be read ({reason})") from error
+    except (ValueError, TypeError, LookupError, AttributeError) as error:
+        raise UnreadableFrontmatter(f"its frontmatter could not be read ({error})") from error
     metadata = post.metadata if isinstance(post.metadata, dict) else {}
     return {str(k): v for k, v in metadata.items()}, post.content
 

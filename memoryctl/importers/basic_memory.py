@@ -22,6 +22,7 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
+    UnreadableFrontmatter,
     file_dates,
     item_key,
     markdown_files,
@@ -63,7 +64,11 @@ def read(path: Path) -> Iterator[Item]:
         raise ImportSourceError(f"{path}: no such folder")
     for file in markdown_files(path):
         name = relative(file, path)
-        data, body = split_frontmatter(read_text(file))
+        try:
+            data, body = split_frontmatter(read_text(file))
+        except UnreadableFrontmatter as error:
+            yield Skipped(name, str(error))
+            continue
         title = str(data.get("title") or file.stem).strip()
         tags = _tags(data.get("tags"))
         created, updated = file_dates(file)

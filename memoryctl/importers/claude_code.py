@@ -19,6 +19,7 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
+    UnreadableFrontmatter,
     file_dates,
     markdown_files,
     moment_or_none,
@@ -52,7 +53,11 @@ def read(path: Path) -> Iterator[Item]:
         yield from document_memories(INDEX, "\n".join(kept))
     for topic in topics:
         name = relative(topic, folder)
-        data, body = split_frontmatter(read_text(topic))
+        try:
+            data, body = split_frontmatter(read_text(topic))
+        except UnreadableFrontmatter as error:
+            yield Skipped(name, str(error))
+            continue
         if not body.strip() and not data.get("description"):
             yield Skipped(name, "empty")
             continue

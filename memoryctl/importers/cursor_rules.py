@@ -21,6 +21,7 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
+    UnreadableFrontmatter,
     file_dates,
     files_under,
     read_text,
@@ -46,7 +47,11 @@ def read(path: Path) -> Iterator[Item]:
         yield from document_memories(".cursorrules", read_text(legacy))
     for file in files_under(folder, (".mdc", ".md")):
         name = relative(file, path)
-        data, body = split_frontmatter(read_text(file))
+        try:
+            data, body = split_frontmatter(read_text(file))
+        except UnreadableFrontmatter as error:
+            yield Skipped(name, str(error))
+            continue
         if file.name == OWN_EXPORT or data.get("description") == CURSOR_DESCRIPTION:
             yield Skipped(name, "memoryctl's own export")
             continue

@@ -15,6 +15,7 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
+    UnreadableFrontmatter,
     file_dates,
     markdown_files,
     read_text,
@@ -30,7 +31,11 @@ def read(path: Path) -> Iterator[Item]:
         raise ImportSourceError(f"{path}: no such folder")
     for file in markdown_files(path):
         name = relative(file, path)
-        data, body = split_frontmatter(read_text(file))
+        try:
+            data, body = split_frontmatter(read_text(file))
+        except UnreadableFrontmatter as error:
+            yield Skipped(name, str(error))
+            continue
         if not body.strip():
             yield Skipped(name, "empty")
             continue

@@ -245,7 +245,7 @@ def _with_frontmatter(
     try:
         data = yamlsubset.load(fm_text)
     except yaml.YAMLError as error:
-        raise NoteError(f"malformed YAML frontmatter: {_yaml_reason(error, fm_text)}") from None
+        raise NoteError(f"malformed YAML frontmatter: {yaml_reason(error, fm_text)}") from None
     except yamlsubset.TooLarge as error:
         raise NoteError(f"frontmatter refused: {error}") from None
     except ValueError as error:
@@ -295,7 +295,9 @@ def parse_bytes(raw: bytes) -> NoteFile:
     return parse_text(decode(raw))
 
 
-def _yaml_reason(error: yaml.YAMLError, fm_text: str) -> str:
+def yaml_reason(error: yaml.YAMLError, fm_text: str) -> str:
+    """Why a frontmatter could not be read, with its line in the file (the opening
+    fence is line 1)."""
     mark = getattr(error, "problem_mark", None)
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
     if mark is not None:

@@ -30,12 +30,7 @@ SHOWN_LINES = 6
 
 def report_text(report: ImportReport) -> str:
     """A few lines that say what an import made (or would make) and skipped, and why."""
-    verb = "Would make" if report.dry_run else "Made"
-    lines = [
-        f"{verb} {len(report.made)}, "
-        f"{'would propose' if report.dry_run else 'proposed'} {len(report.proposed)} "
-        f"replacements, skipped {len(report.skipped)}."
-    ]
+    lines = [report.summary]
     lines += [f"+ {m.title}" for m in report.made[:SHOWN_LINES]]
     lines += [f"~ {p.title} (its source changed)" for p in report.proposed[:SHOWN_LINES]]
     lines += [f"- {s.ref.rsplit('/', 1)[-1]}: {s.reason}" for s in report.skipped[:SHOWN_LINES]]
