@@ -236,6 +236,24 @@ def speaker(title: str) -> str | None:
     return tokens(found[1])[0] if found else None
 
 
+def longest_first(
+    scored: Sequence[tuple[int, float]], sizes: Mapping[int, int]
+) -> list[tuple[int, float]]:
+    """The ranked matches (rowid, BM25 score: lower is better), those in `sizes` (the
+    turns that matched only their speaker's name) given the same scores among themselves
+    longest first. BM25 scores such a match by its shortness alone, so small talk ("Ha,
+    classic.") would come before what the person told; the other matches keep their
+    places and scores."""
+    if not sizes:
+        return list(scored)
+    scores = sorted(score for rowid, score in scored if rowid in sizes)
+    longest = sorted((rowid for rowid, _ in scored if rowid in sizes), key=lambda r: -sizes[r])
+    given = dict(zip(longest, scores, strict=True))
+    return sorted(
+        ((rowid, given.get(rowid, score)) for rowid, score in scored), key=lambda pair: pair[1]
+    )
+
+
 def with_next_turns(
     scored: Sequence[tuple[int, float]],
     following: Mapping[int, Sequence[int]],

@@ -344,6 +344,30 @@ def test_a_note_about_a_person_ranks_above_their_small_talk(vault_dir):
     assert recalled(Vault(vault_dir), "Does Samira eat meat?")[0] == "samiraveg1"
 
 
+def test_what_a_person_told_comes_before_their_small_talk_when_only_their_name_matches(
+    vault_dir,
+):
+    small_talk = ["Ha, classic.", "Lol, yes exactly.", "Call you on Sunday?", "Mum says hi."]
+    told = "Joost: Ugh. Did something to my ankle at bouldering, it's swollen like a melon."
+    for minute, text in enumerate(small_talk, 1):
+        chat_turn(vault_dir, f"turn00000{minute}", minute, f"Joost: {text}", "chat")
+    chat_turn(vault_dir, "turn000009", 9, told, "chat")
+    chat_turn(vault_dir, "turn000010", 10, "Joost: The climbing gym is shut on Mondays.", "x")
+    write_notes(vault_dir, MUSEUM)
+    found = recalled(Vault(vault_dir), "When did Joost get injured at the climbing gym?")
+    # The turn on the message's topic stays first; of those that matched only the name,
+    # the longest, which tells something, comes before the small talk BM25 prefers.
+    assert found[:2] == ["turn000010", "turn000009"]
+    assert set(found[2:6]) == {f"turn00000{m}" for m in range(1, 5)}
+
+
+def test_matches_on_nothing_but_a_name_are_reordered_longest_first_and_keep_their_scores():
+    scored = [(1, -9.0), (2, -5.0), (3, -4.0), (4, -3.0), (5, -1.0)]
+    reordered = search_query.longest_first(scored, {2: 10, 3: 80, 5: 40})
+    assert reordered == [(1, -9.0), (3, -5.0), (5, -4.0), (4, -3.0), (2, -1.0)]
+    assert search_query.longest_first(scored, {}) == scored
+
+
 def test_a_message_about_my_sister_recalls_what_the_vault_says_she_said(vault_dir):
     for mid, text in {
         "sisterines": "Ines is my older sister; she has a five-year-old daughter, Noor.",

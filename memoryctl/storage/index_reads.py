@@ -231,9 +231,12 @@ class IndexReads(IndexConnection):
             return []
         if plan.by_recency:
             return self._newest_matches(plan.match, limit, statuses)
-        scored = self._ranked(plan, limit, statuses)
+        # A message reads twice as many matches as it returns: those past `limit` may be
+        # turns that matched only the name of the person it names (`_longest_first`).
+        scored = self._ranked(plan, limit, statuses, keep=2 * limit if message else limit)
         if within is not None:
             scored = [(rowid, score) for rowid, score in scored if rowid in within]
+        wide, scored = scored, scored[:limit]
         ranked = [rowid for rowid, _ in scored]
         if not message:
             return ranked
@@ -258,12 +261,15 @@ class IndexReads(IndexConnection):
             telling = self._matching(telling, topic)
         elif spoken:
             telling = []
+        if spoken:
+            scored = self._longest_first(wide, set(spoken.values()), set(telling), topic, turns)
+            ranked = [rowid for rowid, _ in scored]
         following = self.next_in_source(
             telling[: search_query.NEXT_TURN_FROM], len(search_query.NEXT_TURN_WEIGHTS)
         )
         leading = {rowid for rowid in telling if rowid in spoken}
         if not following and not leading:
-            return ranked
+            return ranked[:limit]
         # A turn someone else spoke in a conversation the person asked about is not in
         # says little about them.
         their_chats = {turns[r][1] for r in spoken}
@@ -303,6 +309,30 @@ class IndexReads(IndexConnection):
                 said |= set(search_query.tokens(name))
         return names
 
+    def _longest_first(
+        self,
+        scored: list[tuple[int, float]],
+        names: Set[str],
+        on_topic: Set[int],
+        topic: str | None,
+        turns: dict[int, tuple[str | None, str | None, str]],
+    ) -> list[tuple[int, float]]:
+        """The matches, with the turns spoken by these people that matched nothing but
+        their name given the same scores among themselves longest first: BM25 ranks such
+        turns by their shortness alone ("Joost: Ha, classic." first), and the longer says
+        more of them. `turns` learns who spoke the matches it did not know."""
+        turns.update(self._turns([rowid for rowid, _ in scored if rowid not in turns]))
+        theirs = [rowid for rowid, _ in scored if turns.get(rowid, (None,))[0] in names]
+        topical = set(on_topic) | set(self._matching(theirs, topic) if topic and theirs else ())
+        idle = [rowid for rowid in theirs if rowid not in topical]
+        if not idle:
+            return scored
+        marks = ",".join("?" * len(idle))
+        sizes = dict(
+            self._execute(f"SELECT rowid, length(body) FROM notes WHERE rowid IN ({marks})", idle)
+        )
+        return search_query.longest_first(scored, sizes)
+
     def _turns(self, rowids: Sequence[int]) -> dict[int, tuple[str | None, str | None, str]]:
         """Who spoke each of these memories, if it is a turn of a conversation ("Ines:
         ..." is by "ines"), its source and its title."""
@@ -325,10 +355,16 @@ class IndexReads(IndexConnection):
         return [rowid for rowid in rowids if rowid in found]
 
     def _ranked(
-        self, plan: search_query.QueryPlan, limit: int, statuses: Sequence[str] | None
+        self,
+        plan: search_query.QueryPlan,
+        limit: int,
+        statuses: Sequence[str] | None,
+        *,
+        keep: int | None = None,
     ) -> list[tuple[int, float]]:
         """The current matches of a plan with their BM25 scores (lower is better), best
-        first."""
+        first: at least `limit` of them where there are so many, and up to `keep` of
+        those the first read brought."""
         sql = "SELECT rowid, bm25(note_fts, 4.0, 1.0) AS score FROM note_fts WHERE note_fts MATCH ?"
         params: list[object] = [plan.match]
         if plan.estimate > search_query.RANK_CAP:
@@ -348,7 +384,7 @@ class IndexReads(IndexConnection):
             ranked = dict(self._execute(sql + order + " LIMIT ?", [*params, fetch]))
             kept = self._current(list(ranked), statuses)
             if len(kept) >= limit or len(ranked) < fetch:
-                return [(rowid, ranked[rowid]) for rowid in kept[:limit]]
+                return [(rowid, ranked[rowid]) for rowid in kept[: keep or limit]]
             fetch *= 4
 
     def next_in_source(self, rowids: Sequence[int], count: int = 1) -> dict[int, list[int]]:
