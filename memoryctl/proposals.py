@@ -406,13 +406,14 @@ class ProposalStore:
             with contextlib.suppress(OSError):
                 tmp.unlink()
 
-    def load(self) -> Listing:
-        """Every readable proposal, oldest first; unreadable files are listed, not dropped."""
+    def load(self, files: Iterable[tuple[str, os.DirEntry[str]]] | None = None) -> Listing:
+        """Every readable proposal, oldest first; unreadable files are listed, not dropped.
+        `files`: the queue's files, when the caller has just listed them."""
         proposals: list[Proposal] = []
         problems: list[tuple[str, str]] = []
         cached = self._read_cache()
         fresh: dict[str, Any] = {}
-        for relpath, entry in self._files():
+        for relpath, entry in self._files() if files is None else files:
             try:
                 stat = entry.stat()
             except OSError as error:
@@ -527,12 +528,12 @@ class PendingAbout:
         return sorted(seen.values(), key=lambda p: (p.created, p.id))
 
     def _reload(self, seen: tuple[object, ...]) -> None:
-        names = [relpath for relpath, _ in self.store._files()]
-        folders = sorted({PROPOSALS_DIR, *(name.rpartition("/")[0] for name in names)})
+        files = list(self.store._files())
+        folders = sorted({PROPOSALS_DIR, *(name.rpartition("/")[0] for name, _ in files)})
         if folders != self._folders:
             self._folders = folders
             seen = self._signature()
-        pending = [p for p in self.store.load().proposals if p.is_pending]
+        pending = [p for p in self.store.load(files).proposals if p.is_pending]
         self._seen = seen if seen == self._signature() else None  # it changed as it was read
         self._by_target = {}
         for proposal in pending:
