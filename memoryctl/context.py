@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import weakref
 
-from memoryctl.bundle import Bundle, build_bundle, contests_in
+from memoryctl.bundle import Bundle, Pending, build_bundle, contests_in
 from memoryctl.contested import Contest
 from memoryctl.memory import Memory
 from memoryctl.proposals import PendingAbout, ProposalStore
@@ -33,7 +33,10 @@ def context_bundle(
     message: str | None = None,
     budget: int | None = None,
     now: dt.datetime | None = None,
+    pending: Pending | None = None,
 ) -> Bundle:
+    """The bundle for a profile and message. `pending` is what tells the pending
+    proposals about given memories (by default the vault's own `pending_about`)."""
     chosen = vault.config.profile(profile)
     if budget is not None and budget < 1:
         raise VaultError(f"the budget must be at least 1 token (got {budget})")
@@ -47,13 +50,14 @@ def context_bundle(
         now=now,
         excludes=folded_exclusions(registry),
         registry=registry,
-        pending=pending_about(vault),
+        pending=pending_about(vault) if pending is None else pending,
     )
 
 
-def contests_of(vault: Vault, memories: list[Memory]) -> dict[str, list[Contest]]:
+def contests_of(
+    vault: Vault, memories: list[Memory], pending: Pending | None = None
+) -> dict[str, list[Contest]]:
     """What contests each of these memories, as the bundle shows it beneath them."""
     registry = load_registry(vault.config)
-    return contests_in(
-        vault.index, memories, registry, folded_exclusions(registry), pending_about(vault)
-    )
+    told = pending_about(vault) if pending is None else pending
+    return contests_in(vault.index, memories, registry, folded_exclusions(registry), told)

@@ -770,3 +770,68 @@ async def test_a_profile_narrowed_in_memoryctl_toml_applies_without_a_restart(tm
         after = await client.call_tool("recall", {"query": "release", "limit": 50})
     assert before.structured_content["count"] > 0
     assert after.structured_content["count"] == 0
+
+
+# --- answers given again ----------------------------------------------------------------------
+
+
+async def test_an_agent_asking_again_is_told_of_a_proposal_that_arrived_since(tmp_path, cli):
+    vault = make_vault(tmp_path / "vault")
+    # The same vault on another machine, where the person files a proposal; it arrives
+    # here as a new file under proposals/, as a pull brings it, and the index is unchanged.
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(vault, elsewhere)
+    proposed = cli(
+        "--vault", str(elsewhere), "propose", "review", "vvtwsb0afj", "--reason", "Still Neovim?"
+    )
+    assert proposed.code == 0, proposed.err
+    ask = {"message": "Which editor should my config snippets be for?"}
+    opened = Vault(vault)
+    async with Client(make_server(opened, "work", "tester")) as client:
+        before = await client.call_tool("get_context", ask)
+        recalled = await client.call_tool("recall", {"query": "editor"})
+        assert (await client.call_tool("get_context", ask)).content == before.content
+        generation = opened.index.generation()
+        for made in (elsewhere / "proposals").rglob("*.md"):
+            if "Still Neovim?" in made.read_text(encoding="utf-8"):
+                arrived = vault / made.relative_to(elsewhere)
+                arrived.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(made, arrived)
+        after = await client.call_tool("get_context", ask)
+        recalled_after = await client.call_tool("recall", {"query": "editor"})
+        assert opened.index.generation() == generation
+    pending = "a proposal to hold this for review"
+    assert pending not in text_of(before) + text_of(recalled)
+    assert pending in text_of(after)
+    assert pending in text_of(recalled_after)
+
+
+async def test_an_agent_recalling_again_finds_what_the_cli_added_since(tmp_path, cli):
+    vault = make_vault(tmp_path / "vault")
+    async with Client(make_server(Vault(vault), "work", "tester")) as client:
+        first = await client.call_tool("recall", {"query": "quokkaserver"})
+        added = cli(
+            "--vault",
+            str(vault),
+            "add",
+            "Deploys go through quokkaserver now.",
+            "--namespace",
+            "work",
+        )
+        assert added.code == 0, added.err
+        again = await client.call_tool("recall", {"query": "quokkaserver"})
+    assert first.structured_content["count"] == 0
+    assert again.structured_content["count"] == 1
+
+
+async def test_agents_of_two_profiles_asking_the_same_are_each_answered_through_their_own(
+    served,
+):
+    home = add_agent(served.env, served.vault, "home-agent", "personal")
+    ask = {"query": "mangoes", "limit": 50}
+    async with connect(served.url, home) as personal, connect(served.url, served.token) as work:
+        for _ in range(3):  # whichever worker answers, each has answered both before
+            everything = await personal.call_tool("recall", ask)
+            fenced = await work.call_tool("recall", ask)
+            assert everything.structured_content["count"] > 0
+            assert fenced.structured_content["count"] == 0

@@ -36,9 +36,11 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from memoryctl import __version__
+from memoryctl.bundle import Pending
 from memoryctl.mcp import agents
 from memoryctl.mcp import view as agent_view
 from memoryctl.mcp import writes as agent_writes
+from memoryctl.mcp.answers import RecentAnswers
 from memoryctl.mcp.guidance import (
     DEPRECATES_FIELD,
     PROMPT_NAME,
@@ -101,6 +103,8 @@ class ServerState:
     profile: str | None = None
     agent: str | None = None
     gate: agent_writes.WriteGate = field(init=False)
+    # The reads' answers, given again while nothing they were made from changed.
+    answers: RecentAnswers[CallToolResult] = field(init=False, default_factory=RecentAnswers)
     # Set once the index is open and in step with the files; calls wait for it, so the
     # server can answer the client's handshake while the index is still syncing.
     ready: threading.Event = field(init=False, default_factory=threading.Event)
@@ -256,8 +260,13 @@ def make_server(
         ] = None,
     ) -> CallToolResult:
         def run() -> CallToolResult:
-            bundle, report = agent_view.context_for(vault, state.caller(ctx), message)
-            return _result(bundle.text, report)
+            caller = state.caller(ctx)
+
+            def make(pending: Pending) -> CallToolResult:
+                bundle, report = agent_view.context_for(vault, caller, message, pending)
+                return _result(bundle.text, report)
+
+            return state.answers.answer(vault, ("get_context", caller.profile, message), make)
 
         return _refusing(run)
 
@@ -280,8 +289,14 @@ def make_server(
         ] = None,
     ) -> CallToolResult:
         def run() -> CallToolResult:
-            shelf = agent_view.recall_for(vault, state.caller(ctx), query, limit, namespace)
-            return _result(shelf.text, shelf.as_json())
+            caller = state.caller(ctx)
+
+            def make(pending: Pending) -> CallToolResult:
+                shelf = agent_view.recall_for(vault, caller, query, limit, namespace, pending)
+                return _result(shelf.text, shelf.as_json())
+
+            key = ("recall", caller.profile, query, limit, namespace)
+            return state.answers.answer(vault, key, make)
 
         return _refusing(run)
 
@@ -355,8 +370,13 @@ def make_server(
     )
     def pins(ctx: Context) -> CallToolResult:
         def run() -> CallToolResult:
-            shelf = agent_view.pins_for(vault, state.caller(ctx))
-            return _result(shelf.text, shelf.as_json())
+            caller = state.caller(ctx)
+
+            def make(pending: Pending) -> CallToolResult:
+                shelf = agent_view.pins_for(vault, caller, pending)
+                return _result(shelf.text, shelf.as_json())
+
+            return state.answers.answer(vault, ("pins", caller.profile), make)
 
         return _refusing(run)
 
@@ -504,10 +524,13 @@ def serve_http(server: MCPServer, host: str, sock: socket.socket, *, stateless: 
     """Serve streamable HTTP on a bound socket until stopped.
 
     `stateless` when several processes accept on the same socket: a client's requests
-    may reach any of them, so none may keep a session that only it knows.
+    may reach any of them, so none may keep a session that only it knows. Each call is
+    answered with one JSON response, not an event stream: no tool sends progress or
+    asks the client anything mid-call, so a stream would only add its own frames and
+    tasks to every call.
     """
     import uvicorn
 
-    app = server.streamable_http_app(host=host, stateless_http=stateless)
+    app = server.streamable_http_app(host=host, stateless_http=stateless, json_response=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])

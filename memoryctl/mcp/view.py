@@ -17,6 +17,7 @@ from typing import Any
 from memoryctl.bundle import (
     Beneath,
     Bundle,
+    Pending,
     _ancestors,
     age_note,
     lineage_reason,
@@ -137,12 +138,14 @@ def visible(index: Index, profile: Profile, memories: Sequence[Memory]) -> list[
     return [m for m in memories if m.id not in fenced]
 
 
-def _shown(vault: Vault, profile: Profile, memories: Sequence[Memory]) -> list[Shown]:
+def _shown(
+    vault: Vault, profile: Profile, memories: Sequence[Memory], pending: Pending | None = None
+) -> list[Shown]:
     """Each memory with its `now:` lines and the newer memories that contest it, as the
     bundle shows them, with nothing the profile may not see."""
     index = vault.index
     heads = now_lines(index, memories)
-    contests = contests_of(vault, list(memories))
+    contests = contests_of(vault, list(memories), pending)
     beside = [c for cs in heads.values() for c in cs]
     beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
     fenced = hidden(index, profile, beside)
@@ -164,10 +167,13 @@ def _shown(vault: Vault, profile: Profile, memories: Sequence[Memory]) -> list[S
 # --- reads --------------------------------------------------------------------------------
 
 
-def context_for(vault: Vault, caller: Caller, message: str | None) -> tuple[Bundle, dict[str, Any]]:
+def context_for(
+    vault: Vault, caller: Caller, message: str | None, pending: Pending | None = None
+) -> tuple[Bundle, dict[str, Any]]:
     """The bundle for the agent's next turn, and its report with nothing outside the profile.
 
     The bundle is exactly what `memoryctl preview --profile P --message M` shows.
+    `pending`, here and below, tells the pending proposals (see `context_bundle`).
     """
     if message is not None:
         if not isinstance(message, str):
@@ -178,7 +184,7 @@ def context_for(vault: Vault, caller: Caller, message: str | None) -> tuple[Bund
                 f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES} bytes. "
                 "Send the user's latest message, not the whole conversation"
             )
-    bundle = context_bundle(vault, profile=caller.profile.name, message=message)
+    bundle = context_bundle(vault, profile=caller.profile.name, message=message, pending=pending)
     report = as_json(bundle)
     excluded = vault.index.get_many(x.id for x in bundle.excluded)
     fenced = hidden(vault.index, caller.profile, excluded.values())
@@ -195,6 +201,7 @@ def recall_for(
     query: str,
     limit: int | None = None,
     namespace: str | None = None,
+    pending: Pending | None = None,
 ) -> Shelf:
     """Current memories matching a query, best first, each with its `now:` lines."""
     if not isinstance(query, str) or not query.strip():
@@ -221,13 +228,13 @@ def recall_for(
     rows = index.search_rows(query, limit=min(limit * _OVERFETCH, 500), statuses=("active",))
     found = [m for m in index.by_rowids(rows) if namespace is None or m.namespace == namespace]
     kept = visible(index, profile, found)[:limit]
-    shown = _shown(vault, profile, kept)
+    shown = _shown(vault, profile, kept, pending)
     return Shelf(tuple(shown), (OUTSIDE_NOTE,))
 
 
-def pins_for(vault: Vault, caller: Caller) -> Shelf:
+def pins_for(vault: Vault, caller: Caller, pending: Pending | None = None) -> Shelf:
     """The pinned memories the profile may see, in the person's order."""
-    bundle = context_bundle(vault, profile=caller.profile.name)
+    bundle = context_bundle(vault, profile=caller.profile.name, pending=pending)
     shown = [Shown(e.memory, e.block, e.now, e.notes, e.newer) for e in bundle.pinned]
     return Shelf(tuple(shown), (OUTSIDE_NOTE,), empty_text="No pinned memories.")
 
