@@ -181,6 +181,31 @@ async def test_undo_in_decisions_undoes_the_one_under_the_cursor_and_keeps_it_th
         assert "u" not in footer_keys(screen)
 
 
+async def test_decisions_open_on_the_decision_just_made_so_u_undoes_it(
+    app: MemoryApp, vault: Vault
+) -> None:
+    """The cursor in Decisions was on an older row from before: after a decision on
+    Pending it moves to that decision, so the `u` the footer offers there undoes it."""
+    mango = propose(vault, "mangoes", "agent", "codex", "went off them")
+    bike = propose(vault, "bike", "agent", "codex", "gave it away")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("d")  # the mangoes proposal, declined
+        await settled(pilot)
+        await pilot.press("right_square_bracket", "left_square_bracket")  # Decisions seen
+        await settled(pilot)
+        await pilot.press("a")  # now the bike proposal, approved
+        await settled(pilot)
+        await pilot.press("right_square_bracket")
+        await settled(pilot)
+        chosen = screen.chosen_decision
+        assert chosen is not None and chosen.proposal.targets == (bike,)
+        assert chosen.state == "approved" and "u" in footer_keys(screen)
+        await pilot.press("u")
+        await settled(pilot)
+        assert status(vault, bike) == "active" and status(vault, mango) == "active"
+
+
 async def test_undoing_a_decline_says_it_was_a_decline(app: MemoryApp, vault: Vault) -> None:
     propose(vault, "mangoes", "agent", "codex", "went off them")
     async with app.run_test(size=SIZE) as pilot:

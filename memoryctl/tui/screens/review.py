@@ -556,8 +556,9 @@ class ReviewScreen(AppScreen):
             self.notify(message.said, title="Review")
         if message.proposal_id:
             self.undo_stack.append(message.proposal_id)
-        # After an undo the Decisions cursor stays with that proposal, on its newest decision.
-        self.log_follows = message.undone
+        # The Decisions cursor goes to the proposal just decided, or stays with the one
+        # just undone, on its newest decision: what `u` there would undo is what was done.
+        self.log_follows = message.undone or message.proposal_id
         self.reload()
 
     def action_undo(self) -> None:
