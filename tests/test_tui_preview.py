@@ -13,7 +13,7 @@ from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, 
 
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp
-from memoryctl.tui.screens.preview import PreviewScreen
+from memoryctl.tui.screens.preview import HeldOut, PreviewScreen
 from memoryctl.tui.widgets.export_dialog import ExportScreen
 from memoryctl.tui.widgets.token_meter import TokenMeter
 
@@ -66,6 +66,36 @@ async def test_held_out_memories_are_listed_with_their_reasons(
         held = str(screen.query_one("#preview-held", Static).content)
         for excluded in screen.bundle.excluded:
             assert excluded.title in held and excluded.reason in held
+
+
+def held_rows(screen: PreviewScreen) -> list[str]:
+    """The held-out list's rows as painted."""
+    held = screen.query_one(HeldOut)
+    return [held.render_line(y).text.rstrip() for y in range(held.size.height)]
+
+
+async def test_a_held_out_title_takes_one_row_and_its_reason_is_shown_in_full(
+    app: MemoryApp, vault: Vault
+) -> None:
+    message = "mangoes and the repository"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        screen.query_one("#preview-message", Input).value = message
+        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == message)
+        await settled(pilot)
+        excluded = screen.bundle.excluded
+        long = [x.title for x in excluded if len(x.title) > screen.query_one(HeldOut).size.width]
+        assert long, "the sample vault holds out a title wider than the panel"
+        rows = held_rows(screen)
+        for title in long:
+            cut = next(row for row in rows if row.endswith("…"))
+            assert title.startswith(cut.removesuffix("…"))
+        said = " ".join(" ".join(rows).split())
+        for x in excluded:
+            assert " ".join(x.reason.split()) in said
+        # Narrower, the panel spans the screen: the title is cut again to its new width.
+        await pilot.resize_terminal(80, 24)
+        await until(pilot, lambda: all(title in held_rows(screen) for title in long))
 
 
 async def test_preview_then_export_writes_the_same_text(

@@ -198,7 +198,8 @@ class MemoryApp(App[None]):
         """The objects alive now (widgets, styles, modules) live as long as the app: frozen,
         the garbage collector stops walking them on every full collection. Unfrozen, each
         took 20-50 ms at 100,000 memories, a visible stall (bench/tui_bench.py). Called once
-        the first list is painted, and once the kept Memory screen is built."""
+        the first list is painted, once the kept Memory screen is built, and once Preview's
+        first bundle is painted."""
         gc.freeze()
         if not self._warmed:
             self._warmed = True

@@ -26,7 +26,9 @@ from memoryctl.tui.widgets.token_meter import TokenMeter
 from memoryctl.tui.workers import quiet_work
 
 if TYPE_CHECKING:
-    from memoryctl.bundle import Bundle
+    from collections.abc import Sequence
+
+    from memoryctl.bundle import Bundle, Excluded
     from memoryctl.export import TargetLoad
     from memoryctl.storage.vault import Vault
 
@@ -59,12 +61,44 @@ def sections_content(bundle: Bundle) -> Content:
     return Content("\n").join(lines)
 
 
-def held_content(bundle: Bundle) -> Content:
-    if not bundle.excluded:
+def held_content(excluded: Sequence[Excluded], width: int = 0) -> Content:
+    """Each memory held out on a row of its own, cut to `width` (0: not cut), with its
+    reason beneath it in full."""
+    if not excluded:
         return Content.styled("Nothing was held out.", "$text-muted")
     return Content("\n").join(
-        Content.assemble((x.title, ""), (f"\n  {x.reason}", "$text-muted")) for x in bundle.excluded
+        Content.assemble(
+            Content(x.title).truncate(width, ellipsis=True) if width else x.title,
+            (f"\n  {x.reason}", "$text-muted"),
+        )
+        for x in excluded
     )
+
+
+def show_content(static: Static, content: Content) -> None:
+    """Show `content` in `static`, laying the screen out again only when its height changes:
+    a layout of the screen, and the paint of all it moved, is most of showing it."""
+    shown = static.content
+    if isinstance(shown, Content) and shown.is_same(content):
+        return
+    size = static.content_size
+    taller = not size or content.get_height(static.styles, size.width) != size.height
+    static.update(content, layout=taller)
+
+
+class HeldOut(Static):
+    """What a bundle held out and why. A title takes one row, so the list keeps its height
+    from one message to the next (as many held out, for the same reasons), and a new
+    list is painted where the old one was, with no new layout of the screen."""
+
+    excluded: Sequence[Excluded] = ()
+
+    def show(self, excluded: Sequence[Excluded]) -> None:
+        self.excluded = excluded
+        show_content(self, held_content(excluded, self.content_size.width))
+
+    def on_resize(self) -> None:
+        show_content(self, held_content(self.excluded, self.content_size.width))
 
 
 def target_line(target: TargetLoad) -> Content:
@@ -193,7 +227,7 @@ class PreviewScreen(AppScreen):
                 yield TokenMeter(id="preview-meter")
                 yield Static(id="preview-sections")
                 yield Static("Held out", classes="heading")
-                yield Static(id="preview-held")
+                yield HeldOut(id="preview-held")
                 yield Static("If exported here (ctrl+s)", classes="heading")
                 yield Static(id="preview-targets")
         yield KeysFooter()
@@ -233,6 +267,10 @@ class PreviewScreen(AppScreen):
     def built(self, message: Built) -> None:
         if (message.message, message.profile) != (self.message, self.profile):
             return  # the person typed on; a newer bundle is on its way
+        if self.bundle is None:
+            # What the first bundle made (the screen, the bundle builder's caches) lives on:
+            # frozen, the collector stops walking it on each rebuild (`MemoryApp.settle`).
+            self.call_after_refresh(self.app.settle)  # type: ignore[attr-defined]
         bundle = self.bundle = message.bundle
         area = self.query_one("#preview-text", TextArea)
         self.loaded(area)
@@ -240,18 +278,14 @@ class PreviewScreen(AppScreen):
         # what did not change is left as it is (a message that recalls nothing new).
         if area.text != bundle.text:
             area.load_text(bundle.text)
-        area.border_title = f"What {bundle.profile.name} gets"
+        title = f"What {bundle.profile.name} gets"
+        if area.border_title != title:
+            area.border_title = title  # setting it paints the whole bundle again
         self.query_one(TokenMeter).show("Bundle", bundle.used, bundle.budget)
-        self._show("#preview-sections", sections_content(bundle))
-        self._show("#preview-held", held_content(bundle))
+        show_content(self.query_one("#preview-sections", Static), sections_content(bundle))
+        self.query_one(HeldOut).show(bundle.excluded)
         # Weighed once the bundle is painted: its thread would hold the GIL meanwhile.
         self.call_after_refresh(self.weigh_targets, bundle, Path.cwd())
-
-    def _show(self, selector: str, content: Content) -> None:
-        static = self.query_one(selector, Static)
-        shown = static.content
-        if not (isinstance(shown, Content) and shown.is_same(content)):
-            static.update(content)
 
     @quiet_work("preview-targets", "what each tool loads")
     def weigh_targets(self, bundle: Bundle, cwd: Path) -> None:
@@ -263,7 +297,9 @@ class PreviewScreen(AppScreen):
     def loads(self, message: Loads) -> None:
         if message.bundle is self.bundle:
             self.targets = message.targets
-            self._show("#preview-targets", targets_content(message.targets))
+            show_content(
+                self.query_one("#preview-targets", Static), targets_content(message.targets)
+            )
 
     @on(Input.Changed, "#preview-message")
     def message_changed(self) -> None:
