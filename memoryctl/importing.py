@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import secrets
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,11 +103,11 @@ def source_label(path: Path) -> str:
         return real.as_posix()
 
 
-def _ref(label: str, path: Path, part_ref: str) -> str:
-    # A source read from a single file names its parts from that file's own name.
-    if path.is_file():
+def _ref(label: str, single: str | None, part_ref: str) -> str:
+    # A source read from a single file (`single` is its name) names its parts from it.
+    if single is not None:
         name, sep, part = part_ref.partition("#")
-        return f"{label}{sep}{part}" if name == path.name else f"{label}/{part_ref}"
+        return f"{label}{sep}{part}" if name == single else f"{label}/{part_ref}"
     return f"{label}/{part_ref}"
 
 
@@ -135,7 +136,13 @@ def unchanged(memory: Memory, body: str) -> bool:
 
 
 def _frontmatter(
-    found: Found, mid: str, ref: str, namespace: str, pin_order: int | None, now: dt.datetime
+    found: Found,
+    mid: str,
+    ref: str,
+    namespace: str,
+    pin_order: int | None,
+    now: dt.datetime,
+    text_digest: str,
 ) -> dict[str, Any]:
     data: dict[str, Any] = {"id": mid, "title": found.title or title_for(found.body)}
     data["kind"] = found.kind or "fact"
@@ -148,7 +155,7 @@ def _frontmatter(
     if found.tags:
         data["tags"] = list(dict.fromkeys(found.tags))
     data["namespace"] = namespace
-    data["source"] = {"kind": SOURCE_KIND, "ref": ref, "digest": digest(found.body)}
+    data["source"] = {"kind": SOURCE_KIND, "ref": ref, "digest": text_digest}
     for key, value in found.extra.items():
         data.setdefault(key, value)
     return data
@@ -171,6 +178,7 @@ def run_import(
         raise ImportSourceError(f"{path}: no such file or folder")
     namespace = namespace or DEFAULT_NAMESPACE
     label = source_label(path)
+    single = path.name if path.is_file() else None
     report = ImportReport(source, label, namespace, dry_run)
     existing = imported_memories(vault)
     remembered = ImportMemo(vault, f"{source} {label}")
@@ -185,13 +193,14 @@ def run_import(
     pin_order = max((int(m.pin_order or 0) for m in vault.index.pins()), default=0)
     seen: set[str] = set()
     taken_ids = vault.index.ids()
-    taken_paths: set[str] = set()
+    folder = f"memories/{slug(namespace, 40)}"
+    taken_names = _names_in(vault.root / folder)
     new_files: list[tuple[str, bytes, notefile.NoteFile]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []
     parts: dict[str, str] = {}  # every part read, with the digest of its text
     moved = moved_items(
         [
-            (_ref(label, path, i.ref), _ref(label, path, i.group), i.body)
+            (_ref(label, single, i.ref), _ref(label, single, i.group), i.body)
             for i in items
             if isinstance(i, Found) and i.group
         ],
@@ -201,9 +210,9 @@ def run_import(
         if progress and (done % 500 == 0 or done == len(items)):
             progress("checking", done, len(items))
         if isinstance(item, Skipped):
-            report.skipped.append(Skipped(_ref(label, path, item.ref), item.reason))
+            report.skipped.append(Skipped(_ref(label, single, item.ref), item.reason))
             continue
-        ref = _ref(label, path, item.ref)
+        ref = _ref(label, single, item.ref)
         if ref in seen:
             report.skipped.append(
                 Skipped(ref, "the source holds this part twice; the first is used")
@@ -214,7 +223,8 @@ def run_import(
             report.skipped.append(Skipped(ref, "empty"))
             continue
         old = existing.get(ref) or moved.get(ref)
-        parts[old.source_ref if old is not None and old.source_ref else ref] = digest(item.body)
+        text_digest = digest(item.body)
+        parts[old.source_ref if old is not None and old.source_ref else ref] = text_digest
         if old is not None:
             if unchanged(old, item.body):
                 report.skipped.append(Skipped(ref, f"{_UNCHANGED} {old.id}"))
@@ -225,7 +235,7 @@ def run_import(
                 f"its source changed: {ref}",
                 "import",
                 ref=source,
-                trigger=f"text {digest(item.body)}",
+                trigger=f"text {text_digest}",
                 body=item.body.strip() + "\n",
             )
             replacements.append((suggestion, Proposed(ref, old.id, old.title)))
@@ -235,10 +245,8 @@ def run_import(
         if item.pinned:
             pin_order += 1
             order = pin_order
-        data = _frontmatter(item, mid, ref, namespace, order, now)
-        relpath = _free_path(
-            vault, f"memories/{slug(namespace, 40)}", slug(data["title"]), taken_paths
-        )
+        data = _frontmatter(item, mid, ref, namespace, order, now, text_digest)
+        relpath = _free_path(folder, slug(data["title"]), taken_names)
         note = notefile.new_note(data, item.body.strip("\n"))
         new_files.append((relpath, note.to_bytes(), note))
         report.made.append(Made(ref, mid, str(data["title"]), relpath))
@@ -386,11 +394,26 @@ def _fresh_id(taken: set[str]) -> str:
             return candidate
 
 
-def _free_path(vault: Vault, folder: str, stem: str, taken: set[str]) -> str:
-    candidate = f"{folder}/{stem}.md"
+def _free_path(folder: str, stem: str, taken: set[str]) -> str:
+    """A new file's path in `folder`, by a name no file there nor another new memory
+    has (`taken`: the names in use, as `_name_key` gives them)."""
+    name = f"{stem}.md"
     number = 2
-    while candidate in taken or (vault.root / candidate).exists():
-        candidate = f"{folder}/{stem}-{number}.md"
+    while _name_key(name) in taken:
+        name = f"{stem}-{number}.md"
         number += 1
-    taken.add(candidate)
-    return candidate
+    taken.add(_name_key(name))
+    return f"{folder}/{name}"
+
+
+def _names_in(folder: Path) -> set[str]:
+    """The names of a folder's entries, listed once rather than asked about one by one."""
+    try:
+        return {_name_key(name) for name in os.listdir(folder)}
+    except OSError:
+        return set()
+
+
+def _name_key(name: str) -> str:
+    # Compared as a file system that ignores case and Unicode forms compares them.
+    return unicodedata.normalize("NFC", name.casefold())

@@ -89,6 +89,19 @@ def test_claude_code_topic_files_become_memories_with_their_name_type_and_descri
     assert commits(vault_dir)[0] == "Import claude-code: 4 made, 0 proposed"
 
 
+def test_a_memory_named_like_a_file_already_in_the_vault_takes_the_next_name(vault_dir, sources):
+    folder = vault_dir / "memories" / "default"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "Use-pnpm-not-npm.md").write_text("My own note, in Obsidian's case.\n")
+    (folder / "release-freeze.md").write_text("Another of mine.\n")
+    report = imported(vault_dir, "claude-code", sources / "claude-code" / "memory")
+    paths = {m.title: m.path for m in report.made}
+    assert paths["Use pnpm, not npm"] == "memories/default/use-pnpm-not-npm-2.md"
+    assert paths["Release freeze"] == "memories/default/release-freeze-2.md"
+    assert (folder / "Use-pnpm-not-npm.md").read_text() == "My own note, in Obsidian's case.\n"
+    assert (folder / "release-freeze.md").read_text() == "Another of mine.\n"
+
+
 def test_claude_md_sections_and_bullets_become_memories_and_memoryctls_block_is_skipped(
     vault_dir, sources
 ):
