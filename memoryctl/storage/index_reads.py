@@ -217,13 +217,12 @@ class IndexReads(IndexConnection):
         message: bool,
         *,
         hop: bool = False,
-        within: Set[int] | None = None,
     ) -> list[int]:
         """`search_rows` once the message's relations are named. With `hop`, a message
         that names no one whose best match, clearly ahead of the next, is a turn someone
         spoke asks again with that person's name: "the person who grows courgettes: what
-        else did he say?" is asked of Felix, among the memories the message matched
-        (`within`) and the turns after them: the name alone recalls nothing."""
+        else did he say?" is asked of Felix, whose turns that match only his name then
+        rank longest first among the matches of both (`_longest_first`)."""
         plan = search_query.plan(
             query, self._document_frequency, self._note_count(), message=message
         )
@@ -234,8 +233,6 @@ class IndexReads(IndexConnection):
         # A message reads twice as many matches as it returns: those past `limit` may be
         # turns that matched only the name of the person it names (`_longest_first`).
         scored = self._ranked(plan, limit, statuses, keep=2 * limit if message else limit)
-        if within is not None:
-            scored = [(rowid, score) for rowid, score in scored if rowid in within]
         wide, scored = scored, scored[:limit]
         ranked = [rowid for rowid, _ in scored]
         if not message:
@@ -255,7 +252,7 @@ class IndexReads(IndexConnection):
             score = dict(scored)
             ahead = len(telling) == 1 or score[telling[0]] <= HOP_MARGIN * score[telling[1]]
             if who is not None and who not in names and ahead:
-                return self._rows(f"{query} {who}", limit, statuses, message, within=set(ranked))
+                return self._rows(f"{query} {who}", limit, statuses, message)
         topic = search_query.without_names(plan, set(spoken.values()))
         if spoken and topic:
             telling = self._matching(telling, topic)
