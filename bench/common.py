@@ -60,6 +60,23 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
+def process_tree_cpu(pid: int) -> float | None:
+    """CPU seconds spent so far by a running process and every process it started that
+    still runs (a server's worker processes), from /proc; None where there is none."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, waiting = 0.0, [pid]
+    try:
+        while waiting:
+            one = waiting.pop()
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{one}/task").iterdir():
+                waiting += [int(c) for c in (task / "children").read_text().split()]
+    except OSError:
+        return None
+    return total
+
+
 def ms(seconds: float) -> float:
     return round(seconds * 1000, 2)
 

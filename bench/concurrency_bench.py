@@ -174,7 +174,7 @@ def run(n: int, workdir: Path) -> dict[str, object]:
             process, url = _start_http(root, env, log_path, workers)
             try:
                 loads[workers] = anyio.run(
-                    _http_load, url, token, messages, keywords, CLIENTS, calls
+                    _http_load, url, token, messages, keywords, CLIENTS, calls, process.pid
                 )
             finally:
                 process.terminate()
@@ -193,7 +193,8 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         f"HTTP {CLIENTS}x{calls}, {HTTP_WORKERS} workers: {load['errors']} errors, "
         f"p95 {load['p95_ms']} ms, {load['calls_per_s']} calls/s "
         f"({load['over_one_process']}x one process at {alone['calls_per_s']} calls/s, "
-        f"{load['over_baseline']}x the baseline of {BASELINE_CALLS_PER_S})"
+        f"{load['over_baseline']}x the baseline of {BASELINE_CALLS_PER_S}); CPU a call: "
+        f"server {load['server_cpu_ms_per_call']} ms, clients {load['client_cpu_ms_per_call']} ms"
     )
     return {
         "benchmark": "concurrency",

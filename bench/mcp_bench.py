@@ -26,7 +26,17 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from bench.common import bench_main, fresh_cache, log, machine, ms, percentiles, synth_vault, timer
+from bench.common import (
+    bench_main,
+    fresh_cache,
+    log,
+    machine,
+    ms,
+    percentiles,
+    process_tree_cpu,
+    synth_vault,
+    timer,
+)
 from bench.synthvault import SynthSpec, keyword_queries, message_queries
 from memoryctl.storage.vault import Vault
 
@@ -118,7 +128,10 @@ async def _http_load(
     keywords: list[str],
     clients: int = CLIENTS,
     calls_each: int = CALLS_PER_CLIENT,
+    server: int | None = None,
 ) -> dict:
+    """The load, and what it cost: the CPU time per call of the server's processes
+    (`server`'s pid and its workers) and of the clients (this process)."""
     times: list[float] = []
     errors: list[str] = []
 
@@ -143,17 +156,28 @@ async def _http_load(
                     errors.append(repr(error)[:200])
                 times.append(time.perf_counter() - started)
 
+    served_before = process_tree_cpu(server) if server is not None else None
+    asked_before = time.process_time()
     started = time.perf_counter()
     async with anyio.create_task_group() as group:
         for number in range(clients):
             group.start_soon(one_client, number)
     wall = time.perf_counter() - started
+    asked = time.process_time() - asked_before
+    served_after = process_tree_cpu(server) if server is not None else None
+    served = (
+        served_after - served_before
+        if served_before is not None and served_after is not None
+        else None
+    )
     return {
         "clients": clients,
         "calls_each": calls_each,
         "errors": len(errors),
         "first_errors": errors[:3],
         "calls_per_s": round(len(times) / wall, 1),
+        "server_cpu_ms_per_call": ms(served / len(times)) if served is not None else None,
+        "client_cpu_ms_per_call": ms(asked / len(times)),
         **percentiles(times),
     }
 
@@ -208,7 +232,9 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     token = json.loads(added.stdout)["token"]
     process, url = _start_http(info.root, env, workdir / f"mcp-{n}-http.log")
     try:
-        load = anyio.run(_http_load, url, token, messages, keywords)
+        load = anyio.run(
+            _http_load, url, token, messages, keywords, CLIENTS, CALLS_PER_CLIENT, process.pid
+        )
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -289,6 +289,8 @@ class VerifiedTokens:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Where the identities are, worked out once: a request costs one `stat` of it.
+        self.identities = identities_path()
         self._seen: dict[bytes, tuple[Agent, tuple[int, int, int] | None, float]] = {}
         self._lock = threading.Lock()
 
@@ -300,14 +302,16 @@ class VerifiedTokens:
             hit = self._seen.get(_digest(token))
         if hit is None or time.monotonic() - hit[2] > self.TTL:
             return None
-        return hit[0] if hit[1] == _identities_stamp() else None
+        return hit[0] if hit[1] == _stamp(self.identities) else None
 
     def authenticate(self, token: str) -> Agent | None:
         """`authenticate`, remembered while it stays true (see the class)."""
-        found = self.remembered(token)
-        if found is not None:
-            return found
-        stamp = _identities_stamp()
+        return self.remembered(token) or self.verify(token)
+
+    def verify(self, token: str) -> Agent | None:
+        """`authenticate` against the identities and the keyring, remembering a token
+        that holds; for a caller that asked `remembered` already."""
+        stamp = _stamp(self.identities)
         agent = authenticate(self.root, token)
         if agent is None:
             return None
@@ -322,9 +326,9 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", errors="replace")).digest()
 
 
-def _identities_stamp() -> tuple[int, int, int] | None:
+def _stamp(path: Path) -> tuple[int, int, int] | None:
     try:
-        st = identities_path().stat()
+        st = path.stat()
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns, st.st_ino

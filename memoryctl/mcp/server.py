@@ -81,7 +81,7 @@ class AgentTokens:
             # A token verified lately is answered at once; any other reads the keyring
             # in a worker thread, off the event loop.
             agent = self.verified.remembered(token) or await anyio.to_thread.run_sync(
-                self.verified.authenticate, token
+                self.verified.verify, token
             )
         except VaultError as error:
             # Never the token, and nothing about which agents exist: the client gets a 401.
