@@ -219,3 +219,23 @@ def test_the_live_checks_mark_is_written_from_a_thread_that_reads_on_its_own(vau
     assert errors == []
     assert index.live_mark() == index.newest_rowid()
     vault.close()
+
+
+def test_a_full_reindex_gives_an_older_index_the_full_text_settings(vault_dir):
+    # An index made before a setting existed (here: without FTS5's `hashsize`, which lets
+    # a big build write few segments) takes it from a rebuild in place, and finds as before.
+    for i in range(3):
+        write(vault_dir / f"{i}.md", note(f"note{i:06d}", f"gooseberry number {i}"))
+    vault = Vault(vault_dir)
+    conn = vault.index._conn
+    settings = "SELECT k, v FROM note_fts_config WHERE k <> 'version'"
+    assert dict(conn.execute(settings).fetchall()) == {
+        "automerge": 16,
+        "crisismerge": 64,
+        "hashsize": 64 << 20,
+    }
+    conn.execute("DELETE FROM note_fts_config WHERE k = 'hashsize'")
+    vault.index.rebuild()
+    assert dict(conn.execute(settings).fetchall())["hashsize"] == 64 << 20
+    assert len(vault.index.search("gooseberry")) == 3
+    vault.close()

@@ -26,7 +26,7 @@ from memoryctl.storage.changes import LiveChanges
 from memoryctl.storage.config import VaultConfig
 from memoryctl.storage.contest_queries import ContestQueries
 from memoryctl.storage.index_connection import IndexCorrupt, building_lock, is_index_error
-from memoryctl.storage.index_format import FTS_DDL, SCHEMA_VERSION
+from memoryctl.storage.index_format import FTS_DDL, SCHEMA_VERSION, set_fts_settings
 from memoryctl.storage.index_health import IndexHealth
 from memoryctl.storage.index_lists import IndexLists, ListFilters
 from memoryctl.storage.index_reads import RECENT_CANDIDATES, IndexReads
@@ -118,10 +118,7 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
             SQLModel.metadata.create_all(self._engine)
             for ddl in FTS_DDL:
                 self._conn.execute(ddl)
-            # Merge FTS segments less eagerly: a cold index of 100,000 memories is built
-            # in about half the time, and queries stay fast (measured in bench/).
-            self._conn.execute("INSERT INTO note_fts(note_fts, rank) VALUES ('automerge', 16)")
-            self._conn.execute("INSERT INTO note_fts(note_fts, rank) VALUES ('crisismerge', 64)")
+            set_fts_settings(self._conn)
             with Session(self._engine) as session:
                 session.merge(MetaRow(key="unicode", value=unicodedata.unidata_version))
                 session.commit()

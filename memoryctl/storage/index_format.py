@@ -4,6 +4,10 @@ Apart from schema.py so that opening an index that is already built does not imp
 sqlmodel and SQLAlchemy (0.3 s, which the TUI would spend before its first paint).
 """
 
+from __future__ import annotations
+
+import sqlite3
+
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
 SCHEMA_VERSION = 13
@@ -20,6 +24,23 @@ def source_ref(table: str = "") -> str:
 # 100,000 memories, "a" takes 40 ms instead of 155 and "th" 35 instead of 140; the cold
 # build takes 1-2 s longer).
 PREFIX_LENGTHS = (1, 2)
+
+# How the full-text index writes its segments, set when it is created and before a
+# rebuild in place. Merging segments less eagerly (automerge, crisismerge) builds a cold
+# index of 100,000 memories in about half the time. A build keeps up to 64 MB of terms in
+# memory before it writes them out as a segment (FTS5's `hashsize`, 1 MB by default): a
+# cold build at 100,000 memories then leaves 2 segments instead of 31, and every term a
+# search looks up is read from 2 lists instead of 31 (message search at 100,000 memories
+# takes about a quarter less CPU; the build itself a little less; see
+# docs/ARCHITECTURE.md, "Search").
+FTS_SETTINGS = (("automerge", 16), ("crisismerge", 64), ("hashsize", 64 << 20))
+
+
+def set_fts_settings(conn: sqlite3.Connection) -> None:
+    """Store `FTS_SETTINGS` in the full-text index (FTS5 keeps them in its config table)."""
+    for key, value in FTS_SETTINGS:
+        conn.execute("INSERT INTO note_fts(note_fts, rank) VALUES (?, ?)", (key, value))
+
 
 # The condition of `ix_notes_expiring`: the memory has an `expires` date.
 HAS_EXPIRY = "instr(doc, '\"expires\":null') = 0"

@@ -277,7 +277,7 @@ class IndexReads(IndexConnection):
             if chat not in their_chats
         }
         fused = search_query.with_next_turns(scored, following, leading, elsewhere)
-        return self._current(fused, statuses)[:limit]
+        return self._current(fused, statuses, limit)
 
     def _relatives(self, message: str) -> list[str]:
         """The names of the people a message calls "my ..." that it does not name, as the
@@ -285,10 +285,12 @@ class IndexReads(IndexConnection):
         names: list[str] = []
         said = set(search_query.tokens(message))
         resolved: set[str] = set()
-        for relation in relations.asked(message, search_query.STOPWORDS):
+        asked = relations.asked(message, search_query.STOPWORDS)
+        df = self._document_frequency([relation[-1] for relation in asked]) if asked else {}
+        for relation in asked:
             if relation[0] in resolved:
                 continue  # "my best friend" named them; "my best" asks nothing more
-            if self._document_frequency([relation[-1]])[relation[-1]] > RELATION_POSTINGS:
+            if df[relation[-1]] > RELATION_POSTINGS:
                 continue  # a word in thousands of memories ("my code") names no one
             words = " ".join(search_query.match_term(t) for t in ("my", *relation))
             match = f"NEAR({words}, {relations.MOST_WORDS - 1})"
@@ -379,9 +381,9 @@ class IndexReads(IndexConnection):
         fetch = limit * 3 + 20
         while True:
             ranked = dict(self._execute(sql + order + " LIMIT ?", [*params, fetch]))
-            kept = self._current(list(ranked), statuses)
+            kept = self._current(list(ranked), statuses, keep or limit)
             if len(kept) >= limit or len(ranked) < fetch:
-                return [(rowid, ranked[rowid]) for rowid in kept[: keep or limit]]
+                return [(rowid, ranked[rowid]) for rowid in kept]
             fetch *= 4
 
     def next_in_source(self, rowids: Sequence[int], count: int = 1) -> dict[int, list[int]]:
@@ -427,17 +429,27 @@ class IndexReads(IndexConnection):
         )
         return [rowid for (rowid,) in rows]
 
-    def _current(self, rowids: list[int], statuses: Sequence[str] | None) -> list[int]:
-        if not rowids:
-            return []
-        marks = ",".join("?" * len(rowids))
-        sql = f"SELECT rowid FROM notes WHERE rowid IN ({marks}) AND broken IS NULL"
-        params: list[object] = list(rowids)
-        if statuses is not None:
-            sql += f" AND status IN ({','.join('?' * len(statuses))})"
-            params += list(statuses)
-        ok = {r for (r,) in self._execute(sql, params)}
-        return [r for r in rowids if r in ok]
+    def _current(
+        self, rowids: list[int], statuses: Sequence[str] | None, limit: int | None = None
+    ) -> list[int]:
+        """Those of these memories that are not broken and have one of these statuses, in
+        the same order; with `limit`, only the first that many, looked up that many at a
+        time (the best matches are nearly always current, and each lookup reads a row)."""
+        step = max(1, len(rowids) if limit is None else limit)
+        kept: list[int] = []
+        for start in range(0, len(rowids), step):
+            part = rowids[start : start + step]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT rowid FROM notes WHERE rowid IN ({marks}) AND broken IS NULL"
+            params: list[object] = list(part)
+            if statuses is not None:
+                sql += f" AND status IN ({','.join('?' * len(statuses))})"
+                params += list(statuses)
+            ok = {r for (r,) in self._execute(sql, params)}
+            kept += [r for r in part if r in ok]
+            if limit is not None and len(kept) >= limit:
+                return kept[:limit]
+        return kept
 
     def search(self, query: str, *, limit: int = 20, include_retired: bool = False) -> list[Memory]:
         statuses = None if include_retired else ("active",)
@@ -463,18 +475,17 @@ class IndexReads(IndexConnection):
         if abs(count - self._df_count) * 100 > count:
             self._df_cache.clear()
             self._df_count = count
-        result = {}
-        for term in terms:
-            if term not in self._df_cache:
-                rows = self._execute(
-                    "SELECT count(*) FROM note_fts WHERE note_fts MATCH ?",
-                    (search_query.match_term(term),),
-                )
-                if not rows[0][0]:
-                    # Not remembered: the plan drops a term it counts as absent, so a cached
-                    # 0 would hide the term's first memory from every later search.
-                    result[term] = 0
-                    continue
-                self._df_cache[term] = rows[0][0]
-            result[term] = self._df_cache[term]
-        return result
+        missing = [t for t in dict.fromkeys(terms) if t not in self._df_cache]
+        if missing:
+            # One statement for every term not yet counted.
+            counted = "(SELECT count(*) FROM note_fts WHERE note_fts MATCH ?)"
+            counts = self._execute(
+                "SELECT " + ", ".join([counted] * len(missing)),
+                [search_query.match_term(t) for t in missing],
+            )[0]
+            for term, found in zip(missing, counts, strict=True):
+                # A term counted as absent is not remembered: the plan drops it, so a
+                # remembered 0 would hide the term's first memory from every later search.
+                if found:
+                    self._df_cache[term] = found
+        return {term: self._df_cache.get(term, 0) for term in terms}

@@ -21,6 +21,7 @@ from memoryctl import matching, search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.changes import MARK as LIVE_MARK
 from memoryctl.storage.index_connection import IndexConnection
+from memoryctl.storage.index_format import set_fts_settings
 from memoryctl.storage.parsing import (
     CHUNK,
     NOTE_COLUMNS,
@@ -262,6 +263,7 @@ class IndexSync(IndexConnection):
 
     def _delete_all(self, conn: sqlite3.Connection) -> None:
         conn.execute("INSERT INTO note_fts(note_fts) VALUES ('delete-all')")
+        set_fts_settings(conn)  # an index made before they were set is rebuilt with them
         for table in ("tags", "derivations", "deprecations", "reach", "removed", "notes"):
             conn.execute(f"DELETE FROM {table}")
         conn.execute("DELETE FROM meta WHERE key = ?", (LIVE_MARK,))
