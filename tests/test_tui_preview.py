@@ -13,8 +13,9 @@ from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, 
 
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp
-from memoryctl.tui.screens.preview import HeldOut, PreviewScreen
+from memoryctl.tui.screens.preview import PreviewScreen
 from memoryctl.tui.widgets.export_dialog import ExportScreen
+from memoryctl.tui.widgets.held_out import HeldOut
 from memoryctl.tui.widgets.token_meter import TokenMeter
 
 __all__ = ["app", "vault", "vault_path"]
@@ -63,7 +64,7 @@ async def test_held_out_memories_are_listed_with_their_reasons(
         screen.query_one("#preview-message", Input).value = "mangoes"
         await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == "mangoes")
         await settled(pilot)
-        held = str(screen.query_one("#preview-held", Static).content)
+        held = screen.query_one(HeldOut).text
         for excluded in screen.bundle.excluded:
             assert excluded.title in held and excluded.reason in held
 
@@ -96,6 +97,27 @@ async def test_a_held_out_title_takes_one_row_and_its_reason_is_shown_in_full(
         # Narrower, the panel spans the screen: the title is cut again to its new width.
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: all(title in held_rows(screen) for title in long))
+
+
+async def test_a_new_message_holding_out_as_much_shows_its_own_list(
+    app: MemoryApp, vault: Vault
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        box = screen.query_one("#preview-message", Input)
+        painted = []
+        for message in ("mangoes", "repository"):
+            box.value = message
+            await until(
+                pilot, lambda m=message: screen.bundle is not None and screen.bundle.message == m
+            )
+            await settled(pilot)
+            painted.append(held_rows(screen))
+        # Each holds out one memory, its reason on two rows: the list keeps its height.
+        assert len(painted[0]) == len(painted[1])
+        assert painted[0][0] == "Gone off mangoes"
+        assert painted[1][0].startswith("The UFO core repository")
+        assert "now:" in " ".join(painted[1])
 
 
 async def test_preview_then_export_writes_the_same_text(

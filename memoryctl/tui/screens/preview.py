@@ -22,13 +22,12 @@ from textual.widgets import Header, Input, Select, Static, TextArea
 from memoryctl.tui.screens.base import AppScreen, WorkFailed, opened_index
 from memoryctl.tui.widgets.export_dialog import ExportChoice, ExportScreen
 from memoryctl.tui.widgets.footer import KeysFooter
+from memoryctl.tui.widgets.held_out import HeldOut
 from memoryctl.tui.widgets.token_meter import TokenMeter
 from memoryctl.tui.workers import quiet_work
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from memoryctl.bundle import Bundle, Excluded
+    from memoryctl.bundle import Bundle
     from memoryctl.export import TargetLoad
     from memoryctl.storage.vault import Vault
 
@@ -61,20 +60,6 @@ def sections_content(bundle: Bundle) -> Content:
     return Content("\n").join(lines)
 
 
-def held_content(excluded: Sequence[Excluded], width: int = 0) -> Content:
-    """Each memory held out on a row of its own, cut to `width` (0: not cut), with its
-    reason beneath it in full."""
-    if not excluded:
-        return Content.styled("Nothing was held out.", "$text-muted")
-    return Content("\n").join(
-        Content.assemble(
-            Content(x.title).truncate(width, ellipsis=True) if width else x.title,
-            (f"\n  {x.reason}", "$text-muted"),
-        )
-        for x in excluded
-    )
-
-
 def show_content(static: Static, content: Content) -> None:
     """Show `content` in `static`, laying the screen out again only when its height changes:
     a layout of the screen, and the paint of all it moved, is most of showing it."""
@@ -84,21 +69,6 @@ def show_content(static: Static, content: Content) -> None:
     size = static.content_size
     taller = not size or content.get_height(static.styles, size.width) != size.height
     static.update(content, layout=taller)
-
-
-class HeldOut(Static):
-    """What a bundle held out and why. A title takes one row, so the list keeps its height
-    from one message to the next (as many held out, for the same reasons), and a new
-    list is painted where the old one was, with no new layout of the screen."""
-
-    excluded: Sequence[Excluded] = ()
-
-    def show(self, excluded: Sequence[Excluded]) -> None:
-        self.excluded = excluded
-        show_content(self, held_content(excluded, self.content_size.width))
-
-    def on_resize(self) -> None:
-        show_content(self, held_content(self.excluded, self.content_size.width))
 
 
 def target_line(target: TargetLoad) -> Content:
@@ -145,7 +115,7 @@ class PreviewScreen(AppScreen):
         #preview-main { height: 1fr; }
         #preview-text { width: 3fr; height: 1fr; }
         #preview-side { width: 2fr; height: 1fr; border: tall $border-blurred; padding: 0 1; }
-        #preview-side > Static { margin: 0 0 1 0; }
+        #preview-side > Static, #preview-side > HeldOut { margin: 0 0 1 0; }
         .heading { text-style: bold; color: $text-primary; margin: 0; }
         &.-narrow #preview-main { layout: vertical; }
         &.-narrow #preview-text, &.-narrow #preview-side { width: 1fr; }
