@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import secrets
+import stat
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from memoryctl.importers.registry import SOURCES
 from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
 from memoryctl.storage import notefile
+from memoryctl.storage.parsing import RowsAside
 from memoryctl.storage.vault import Vault, VaultError
 from memoryctl.wording import counted
 
@@ -255,7 +257,8 @@ def run_import(
         return report
     if progress and (new_files or replacements):
         progress("writing", 0, len(new_files) + len(replacements))
-    _write(vault, report, new_files, replacements, now)
+    with vault.rows_aside(new_files) as rows:
+        _write(vault, report, new_files, replacements, now, rows)
     source_skips = [s for s in report.skipped if not s.reason.startswith(_UNCHANGED)]
     remembered.save(looked_at, parts, source_skips)
     return report
@@ -299,6 +302,7 @@ def _write(
     new_files: list[tuple[str, bytes, notefile.NoteFile]],
     replacements: list[tuple[Suggestion, Proposed]],
     now: dt.datetime,
+    rows: RowsAside,
 ) -> None:
     from memoryctl.decisions import Change
 
@@ -323,7 +327,7 @@ def _write(
     lines += ["", f"source: {report.path}"]
     report.commit = change.commit("\n".join(lines))
     if new_files:
-        vault.index_written(new_files)
+        vault.index_written(new_files, rows)
 
 
 class ImportMemo:
@@ -346,7 +350,7 @@ class ImportMemo:
         if not memo or not memo.get("parts"):
             return False
         for name, seen in memo.get("looked_at", {}).items():
-            if _stat(Path(name)) != seen:
+            if _stat(name) != seen:
                 return False
         return all(
             ref in existing and _as_imported(existing[ref], part_digest)
@@ -362,7 +366,7 @@ class ImportMemo:
 
     def save(self, looked_at: set[Path], parts: dict[str, str], skipped: list[Skipped]) -> None:
         self.memos[self.key] = {
-            "looked_at": {str(p): _stat(p) for p in sorted(looked_at)},
+            "looked_at": {name: _stat(name) for name in sorted(map(str, looked_at))},
             "parts": parts,
             "skipped": [[s.ref, s.reason] for s in skipped],
         }
@@ -374,12 +378,12 @@ class ImportMemo:
 MEMO_FILE = "imports.json"
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: Path | str) -> list[int] | None:
     try:
-        stat = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
-    return [stat.st_size if path.is_file() else 0, stat.st_mtime_ns]
+    return [st.st_size if stat.S_ISREG(st.st_mode) else 0, st.st_mtime_ns]
 
 
 def _as_imported(memory: Memory, part_digest: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sqlite3
 import threading
@@ -239,3 +240,31 @@ def test_a_full_reindex_gives_an_older_index_the_full_text_settings(vault_dir):
     assert dict(conn.execute(settings).fetchall())["hashsize"] == 64 << 20
     assert len(vault.index.search("gooseberry")) == 3
     vault.close()
+
+
+def test_rows_a_worker_made_before_the_files_were_written_are_those_made_after(monkeypatch):
+    from memoryctl.storage import notefile, parsing
+
+    files = []
+    for number in range(24):
+        data = {"id": f"imported{number:04d}", "title": f"Topic {number}", "kind": "fact"}
+        if number % 6:  # the others have no `created`: the file's time dates them
+            data["created"] = dt.datetime(2026, 3, 1 + number, tzinfo=dt.UTC)
+        note = notefile.new_note(data, f"Remember {number}: deploys wait for review.")
+        files.append((f"memories/default/topic-{number}.md", note.to_bytes(), note))
+    monkeypatch.setattr(parsing, "POOL_THRESHOLD", 10)
+    stamp = 1_780_000_000_000_000_000
+    with parsing.RowsAside(files) as aside:
+        assert aside._worker is not None  # made by a worker process
+        made = [
+            aside.row_of(p, raw, note, len(raw), stamp + n)
+            for n, (p, raw, note) in enumerate(files)
+        ]
+    here = [
+        parsing.parsed_note(p, raw, note, len(raw), stamp + n)
+        for n, (p, raw, note) in enumerate(files)
+    ]
+    assert made == here
+    assert (
+        made[0].row[10] == parsing.iso_from_ns(stamp) and made[1].row[10] == "2026-03-02T00:00:00Z"
+    )

@@ -14,7 +14,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import NamedTuple
 
@@ -183,6 +185,93 @@ def parsed_note(
     else:
         memory = _memory(relpath, raw, note, iso_from_ns(mtime_ns))
     return parsed_file(memory, relpath, size, mtime_ns, notefile.sha256(raw))
+
+
+class RowsAside:
+    """The index rows of new memory files this process is about to write (relpath,
+    bytes, the note they parse as), made by a forked worker process while this one
+    writes the files and commits them: on two cores, making the rows then costs no
+    time. A small batch, or a process running other threads (which makes forking
+    unsafe), has them made here when they are asked for.
+
+    A row is made before its file has a size and time on disk: `row_of` gives it the
+    ones the file was written with."""
+
+    def __init__(self, files: Sequence[tuple[str, bytes, notefile.NoteFile]]) -> None:
+        self._files = files
+        self._given = {relpath: raw for relpath, raw, _ in files}
+        self._rows: dict[str, ParsedFile] | None = None
+        self._worker: BaseProcess | None = None
+        self._receive: Connection | None = None
+        if (
+            len(files) >= POOL_THRESHOLD
+            and threading.active_count() == 1
+            and "fork" in get_all_start_methods()
+        ):
+            context = get_context("fork")
+            self._receive, send = context.Pipe(duplex=False)
+            self._worker = context.Process(target=_send_rows, args=(send, files), daemon=True)
+            self._worker.start()
+            send.close()
+
+    def row_of(
+        self, relpath: str, raw: bytes, note: notefile.NoteFile, size: int, mtime_ns: int
+    ) -> ParsedFile:
+        """The row of a file written with this size and time (`raw` and `note` as given)."""
+        made = self._made().get(relpath)
+        if made is None or self._given.get(relpath) != raw or made.row[10] == _NO_TIME:
+            # Not one given, or one dated by its file's time (it has no `created`).
+            return parsed_note(relpath, raw, note, size, mtime_ns)
+        row = made.row
+        return made._replace(row=(*row[:2], size, mtime_ns, *row[4:]))
+
+    def _made(self) -> dict[str, ParsedFile]:
+        if self._rows is None:
+            rows = self._from_worker()
+            if rows is None:
+                rows = _rows(self._files)
+            self._rows = {row.relpath: row for row in rows}
+        return self._rows
+
+    def _from_worker(self) -> list[ParsedFile] | None:
+        if self._worker is None or self._receive is None:
+            return None
+        try:
+            return self._receive.recv()
+        except (EOFError, OSError):  # the worker died: the rows are made here instead
+            return None
+        finally:
+            self._worker.join(timeout=5)  # it ends once it has sent them
+            self.close()
+
+    def close(self) -> None:
+        """Stop the worker, if it still runs (the write it served failed)."""
+        if self._worker is None:
+            return
+        if self._worker.is_alive():
+            self._worker.kill()
+        self._worker.join()
+        assert self._receive is not None
+        self._receive.close()
+        self._worker = None
+
+    def __enter__(self) -> RowsAside:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_NO_TIME = iso_from_ns(0)
+
+
+def _rows(files: Sequence[tuple[str, bytes, notefile.NoteFile]]) -> list[ParsedFile]:
+    return [parsed_note(relpath, raw, note, len(raw), 0) for relpath, raw, note in files]
+
+
+def _send_rows(send: Connection, files: Sequence[tuple[str, bytes, notefile.NoteFile]]) -> None:
+    send.send(_rows(files))
+    send.close()
 
 
 def _template(raw: bytes) -> str | None:

@@ -27,6 +27,7 @@ from memoryctl.storage.scan import is_memory_path
 
 if TYPE_CHECKING:  # the index pulls in SQLAlchemy; import it only when it is opened
     from memoryctl.storage.index import Index, SyncReport
+    from memoryctl.storage.parsing import RowsAside
 
 INDEX_FILE = "index.sqlite3"
 # Beside the index: the paths memoryctl saved but has not committed yet.
@@ -384,12 +385,23 @@ class Vault:
             self.index.sync_paths(memory_paths)
         return self.commit([*memory_paths, *(relpath for relpath, _, _ in files)], message)
 
-    def index_written(self, files: list[tuple[str, bytes, notefile.NoteFile]]) -> None:
-        """Index new memory files this vault just wrote (relpath, bytes, the note they
-        parse as) from what the caller holds, with the size and time each was written
-        with: a file changed since is read again by the next sync, as any other."""
-        from memoryctl.storage.parsing import parsed_note
+    def rows_aside(self, files: list[tuple[str, bytes, notefile.NoteFile]]) -> RowsAside:
+        """Start making the index rows of new memory files (relpath, bytes, the note they
+        parse as) before they are written, for `index_written`; close it when done."""
+        from memoryctl.storage.parsing import RowsAside
 
+        return RowsAside(files)
+
+    def index_written(
+        self, files: list[tuple[str, bytes, notefile.NoteFile]], rows: RowsAside | None = None
+    ) -> None:
+        """Index new memory files this vault just wrote (relpath, bytes, the note they
+        parse as) from what the caller holds (`rows`, from `rows_aside`, has made their
+        rows meanwhile), with the size and time each was written with: a file changed
+        since is read again by the next sync, as any other."""
+        from memoryctl.storage.parsing import RowsAside
+
+        rows = rows or RowsAside([])
         held = []
         again = []
         for relpath, data, note in files:
@@ -397,7 +409,7 @@ class Vault:
             if stamp is None or not is_memory_path(relpath, self.config):
                 again.append(relpath)
             else:
-                held.append(parsed_note(relpath, data, note, *stamp))
+                held.append(rows.row_of(relpath, data, note, *stamp))
         self.index.sync_written(held)
         if again:
             self.index.sync_paths(again)
