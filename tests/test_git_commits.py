@@ -171,7 +171,8 @@ def loose_objects(root: Path) -> int:
     return sum(len(os.listdir(d)) for d in objects.iterdir() if len(d.name) == 2)
 
 
-def test_many_new_files_go_into_one_pack_with_the_commit_git_add_would_make(repo):
+@pytest.mark.parametrize("known", ["nothing", "every file's bytes", "bytes some no longer hold"])
+def test_many_new_files_go_into_one_pack_with_the_commit_git_add_would_make(repo, known):
     paths = [f"memories/many/n{number:03d}.md" for number in range(200)]
     (repo / "memories/many").mkdir()
     for number, relpath in enumerate(paths):
@@ -182,8 +183,14 @@ def test_many_new_files_go_into_one_pack_with_the_commit_git_add_would_make(repo
     parent = git(repo, "rev-parse", "HEAD").strip()
     loose = loose_objects(repo)
     packs = len(list((repo / ".git/objects/pack").glob("*.pack")))
+    thought = {}  # what the committer thinks the files hold
+    if known != "nothing":
+        thought = {relpath: (repo / relpath).read_bytes() for relpath in paths}
+    if known == "bytes some no longer hold":  # changed on disk since they were written
+        for relpath in paths[::7]:
+            (repo / relpath).write_text("changed by the person\n")
 
-    gitrepo.commit(repo, paths, "Add many")
+    gitrepo.commit(repo, paths, "Add many", known=thought)
 
     expected = what_git_commit_would_record(repo, parent, paths)  # after: git add writes loose
     assert git(repo, "rev-parse", "HEAD^{tree}").strip() == expected

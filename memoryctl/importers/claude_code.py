@@ -38,8 +38,9 @@ def read(path: Path) -> Iterator[Item]:
     folder = path.parent if path.is_file() else path
     if not folder.is_dir():
         raise ImportSourceError(f"{path}: no such folder")
-    topics = [p for p in markdown_files(folder) if relative(p, folder) != INDEX]
-    linked = {relative(p, folder) for p in topics}
+    named = ((p, relative(p, folder)) for p in markdown_files(folder))
+    topics = [(p, name) for p, name in named if name != INDEX]
+    linked = {name for _, name in topics}
     index = folder / INDEX
     if index.is_file():
         kept = []
@@ -51,8 +52,7 @@ def read(path: Path) -> Iterator[Item]:
                 continue
             kept.append(line)
         yield from document_memories(INDEX, "\n".join(kept))
-    for topic in topics:
-        name = relative(topic, folder)
+    for topic, name in topics:
         try:
             data, body = split_frontmatter(read_text(topic))
         except UnreadableFrontmatter as error:

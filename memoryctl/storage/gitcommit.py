@@ -125,9 +125,12 @@ def commit(
     message: str,
     staged: Mapping[str, bytes] | None = None,
     options: Sequence[str] = (),
+    known: Mapping[str, bytes] | None = None,
 ) -> str | None:
     """Commit exactly these paths as they are on disk (a missing one is deleted), or as
     `staged` gives their bytes; return the commit id, or None if nothing changed.
+    `known` holds bytes some files are thought to hold (the caller just wrote them):
+    where git's id for a file is theirs, they are stored without reading it again.
     Raises GitError, before anything is committed, for a path git cannot take from
     memoryctl (`..`, `.git`, a submodule) or while git is in the middle of a merge."""
     staged = staged or {}
@@ -141,7 +144,9 @@ def commit(
         )
     with _IndexLock(root) as lock:
         head, trees = _head_trees(root, {posixpath.dirname(p) for p in paths})
-        entries = _new_entries(root, list(dict.fromkeys(paths)), staged, options, trees)
+        entries = _new_entries(
+            root, list(dict.fromkeys(paths)), staged, options, trees, known or {}
+        )
         tree = _write_trees(root, trees, entries)
         if tree == trees[""].sha or (head is None and not any(entries.values())):
             return None
@@ -260,6 +265,7 @@ def _new_entries(
     staged: Mapping[str, bytes],
     options: Sequence[str],
     trees: dict[str, _Tree],
+    known: Mapping[str, bytes],
 ) -> dict[str, tuple[str, str] | None]:
     """What each path becomes in the commit: (mode, blob id), or None where it is gone.
     A new path git ignores is left out, as `git add` would leave it."""
@@ -289,7 +295,7 @@ def _new_entries(
     fresh = [p for p in files if posixpath.basename(p) not in trees[posixpath.dirname(p)].entries]
     for relpath in _untracked(root, _ignored(root, fresh)):
         del files[relpath]
-    blobs = _hash_files(root, list(files), options)
+    blobs = _hash_files(root, list(files), options, known)
     for (relpath, mode), blob in zip(files.items(), blobs, strict=True):
         entries[relpath] = (mode, blob)
     given = {**links, **staged}
@@ -324,7 +330,9 @@ def _untracked(root: Path, relpaths: list[str]) -> list[str]:
     return [path for path in relpaths if path not in tracked]
 
 
-def _hash_files(root: Path, relpaths: list[str], options: Sequence[str]) -> list[str]:
+def _hash_files(
+    root: Path, relpaths: list[str], options: Sequence[str], known: Mapping[str, bytes]
+) -> list[str]:
     """The blob ids of work-tree files, stored, through the attributes of their paths.
     For many, git only works out their ids (`hash-object` without `-w`); each file whose
     bytes have that id is its own blob, and those go into one pack by `fast-import`, the
@@ -338,10 +346,12 @@ def _hash_files(root: Path, relpaths: list[str], options: Sequence[str]) -> list
     as_is: dict[int, bytes] = {}
     converted: list[int] = []
     for number, (relpath, blob) in enumerate(zip(relpaths, ids, strict=True)):
-        try:
-            data = (root / relpath).read_bytes()
-        except OSError:
-            data = None
+        data = known.get(relpath)
+        if data is None or _blob_id(data, algorithm) != blob:
+            try:
+                data = (root / relpath).read_bytes()
+            except OSError:
+                data = None
         if data is not None and _blob_id(data, algorithm) == blob:
             as_is[number] = data
         else:

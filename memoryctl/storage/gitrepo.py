@@ -111,19 +111,21 @@ def commit(
     message: str,
     staged: Mapping[str, bytes] | None = None,
     options: Sequence[str] = (),
+    known: Mapping[str, bytes] | None = None,
 ) -> str | None:
     """Commit exactly these paths (never the user's other edits); return the commit id.
 
     A path in `staged` is committed with those bytes instead of its working file, which
     is left as it is (memoryctl's change applied to the committed text, when the working
     file also holds the person's own uncommitted edits, or a secret memory sealed).
-    `options` go before git's commands (`-c key=value`). How: `storage/gitcommit.py`.
+    `options` go before git's commands (`-c key=value`). `known` holds bytes files are
+    thought to hold, so they need not be read again. How: `storage/gitcommit.py`.
     """
     if not paths:
         return None
     from memoryctl.storage import gitcommit
 
-    return gitcommit.commit(root, paths, message, staged, options)
+    return gitcommit.commit(root, paths, message, staged, options, known)
 
 
 def _run(root: Path, args: list[str], data: bytes, env: Mapping[str, str] | None = None) -> bytes:

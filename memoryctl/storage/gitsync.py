@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -369,7 +370,11 @@ _INSTALLED: set[Path] = set()  # the repositories this process has set up
 
 
 def commit_plan(
-    root: Path, paths: list[str], message: str, staged: dict[str, bytes] | None = None
+    root: Path,
+    paths: list[str],
+    message: str,
+    staged: dict[str, bytes] | None = None,
+    known: Mapping[str, bytes] | None = None,
 ) -> CommitPlan:
     """Plan a commit of exactly these paths.
 
@@ -377,14 +382,16 @@ def commit_plan(
     starting Python. With one, the vault's key must be there (a vault's first secret
     memory makes it) and memoryctl seals the files itself, handing git their bytes:
     starting the filter process costs far more than the rest of the commit. The secret memories'
-    titles are taken out of the commit message, which is never sealed."""
+    titles are taken out of the commit message, which is never sealed. `known` holds
+    the bytes of files as they are on disk, where the caller knows them."""
     secrets: dict[str, tuple[str, str]] = {}
     files: dict[str, bytes] = {}
+    given = {**(known or {}), **(staged or {})}
     for relpath in paths:
         if not relpath.lower().endswith(".md"):
             continue
         try:
-            raw = staged[relpath] if staged and relpath in staged else (root / relpath).read_bytes()
+            raw = given[relpath] if relpath in given else (root / relpath).read_bytes()
         except IsADirectoryError:
             return CommitPlan([], message, paths, [])  # git's own filter sees each file
         except OSError:

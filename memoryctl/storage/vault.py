@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -383,7 +383,8 @@ class Vault:
         memory_paths = [loaded.memory.path for loaded, _ in notes]
         if memory_paths:
             self.index.sync_paths(memory_paths)
-        return self.commit([*memory_paths, *(relpath for relpath, _, _ in files)], message)
+        written = {relpath: data for relpath, data, _ in files}
+        return self.commit([*memory_paths, *written], message, written)
 
     def rows_aside(self, files: list[tuple[str, bytes, notefile.NoteFile]]) -> RowsAside:
         """Start making the index rows of new memory files (relpath, bytes, the note they
@@ -448,10 +449,14 @@ class Vault:
             self.own_writes.clear()
         self.own_writes[relpath] = stamp
 
-    def commit(self, relpaths: list[str], message: str) -> str | None:
+    def commit(
+        self, relpaths: list[str], message: str, written: Mapping[str, bytes] | None = None
+    ) -> str | None:
         """Commit these paths. Where memoryctl rewrote a memory that also holds the
         person's own uncommitted edits, only memoryctl's change is committed; the file
-        keeps both, and `last_commit.left_uncommitted` names it."""
+        keeps both, and `last_commit.left_uncommitted` names it. `written` holds the
+        bytes this write just wrote at some paths: those still as written (by their size
+        and time) are not read again."""
         if not self.config.autocommit or not self.is_git:
             return None
         from memoryctl.storage import gitsync
@@ -464,11 +469,17 @@ class Vault:
                 staged, kept = self._only_ours(relpaths)
                 paths = [p for p in relpaths if p not in kept or p in staged]
                 message = gitsync.without_secrets(message, self._secrets_named(message))
-                plan = gitsync.commit_plan(self.root, paths, message, staged)
+                known = self._still_as_written(written or {})
+                plan = gitsync.commit_plan(self.root, paths, message, staged, known)
                 self.index.notices.extend(plan.notices)
                 sha = (
                     gitrepo.commit(
-                        self.root, plan.paths, plan.message, plan.stored or staged, plan.options
+                        self.root,
+                        plan.paths,
+                        plan.message,
+                        plan.stored or staged,
+                        plan.options,
+                        known,
                     )
                     if paths
                     else None
@@ -489,6 +500,20 @@ class Vault:
                     "was committed"
                 )
             return sha
+
+    def _still_as_written(self, written: Mapping[str, bytes]) -> dict[str, bytes]:
+        """Of the bytes this process wrote at these paths, those whose files still have
+        the size and time they were written with."""
+        found = {}
+        for relpath, data in written.items():
+            stamp = self.own_writes.get(relpath)
+            try:
+                st = os.stat(os.path.join(self.root, relpath))
+            except OSError:
+                continue
+            if stamp == (st.st_size, st.st_mtime_ns):
+                found[relpath] = data
+        return found
 
     def _secrets_named(self, message: str) -> list[tuple[str, str, str]]:
         """(id, title, text) of each secret memory a commit message names by its id."""
