@@ -9,7 +9,9 @@
   the first's throughput over the figure before the server had workers (50.5 calls a
   second at 10,000 memories, measured this way on a machine with a load of 2 to 5; a
   figure taken on a busier machine is not comparable, so `over_one_process`, from the
-  same run, is the fairer ratio there).
+  same run, is the fairer ratio there); with each, the CPU time a call of the server's
+  processes and of the clients (`server_cpu_ms_per_call`, `client_cpu_ms_per_call`),
+  the figures that stay comparable on a busy machine.
 
 At the smoke size (--n 1000) each writer makes 3 writes and each HTTP client 5 calls.
 
