@@ -349,8 +349,14 @@ def parse_all(
     chunks = [stats[i : i + CHUNK] for i in range(0, len(stats), CHUNK)]
     # Workers are forked, which is only safe while this process runs a single thread (a
     # TUI indexes from a worker thread, and then parses here instead). "spawn" would be
-    # safe everywhere but re-imports the caller's main module, which breaks scripts.
-    if len(stats) < POOL_THRESHOLD or workers < 2 or threading.active_count() > 1:
+    # safe everywhere but re-imports the caller's main module, which breaks scripts; where
+    # there is no fork (Windows), files are parsed here.
+    if (
+        len(stats) < POOL_THRESHOLD
+        or workers < 2
+        or threading.active_count() > 1
+        or "fork" not in get_all_start_methods()
+    ):
         for chunk in chunks:
             yield parse_chunk(str(root), chunk)
         return
