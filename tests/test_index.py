@@ -268,3 +268,24 @@ def test_rows_a_worker_made_before_the_files_were_written_are_those_made_after(m
     assert (
         made[0].row[10] == parsing.iso_from_ns(stamp) and made[1].row[10] == "2026-03-02T00:00:00Z"
     )
+
+
+def test_an_edit_made_while_memoryctl_was_closed_is_seen_on_the_next_open(vault_dir):
+    # Folders and names outside ASCII, whose order the index and the walk must agree on.
+    names = ["a.md", "a/b.md", "a-b.md", "é.md", "z/ä.md", "Z.md"]
+    for i, name in enumerate(names):
+        write(vault_dir / name, note(f"file{i:06d}", f"plum {i}"))
+    vault = Vault(vault_dir)
+    _ = vault.index
+    vault.close()
+    reopened = Vault(vault_dir)
+    _ = reopened.index
+    assert reopened.last_sync is not None and reopened.last_sync.unchanged == len(names)
+    reopened.close()
+    edited = vault_dir / "z" / "ä.md"
+    write(edited, note("file000004", "pear 4"))  # the same size as before
+    os.utime(edited, ns=(time.time_ns(), time.time_ns() + 10**9))
+    again = Vault(vault_dir)
+    assert [m.id for m in again.index.search("pear")] == ["file000004"]
+    assert again.last_sync is not None and again.last_sync.changed == 1
+    again.close()

@@ -79,22 +79,39 @@ class IndexSync(IndexConnection):
         """Bring the index up to date with the vault's files."""
         started = time.perf_counter()
         result = scan(self.root, self.config)
-        stored = self._execute("SELECT path, size, mtime_ns FROM notes")
+        # In path order, as the scan lists the files (read from `ix_notes_stamps`, no sort):
+        # when nothing changed, the two lists are equal.
+        stored = self._execute("SELECT path, size, mtime_ns FROM notes ORDER BY path")
         report = SyncReport(scanned=len(result.files), skipped=result.skipped)
+        if full or stored != result.files:
+            self._sync_changed(result.files, stored, report, full=full, progress=progress)
+        else:
+            report.unchanged = len(stored)  # every file as it was: the usual open
+        report.problems = self.broken_files()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _sync_changed(
+        self,
+        files: list[FileStat],
+        stored: list[tuple[str, int, int]],
+        report: SyncReport,
+        *,
+        full: bool,
+        progress: Progress | None,
+    ) -> None:
+        """`sync` once the scanned files differ from the stored ones."""
         # A FileStat is a (path, size, mtime_ns) tuple, so the files whose size and mtime
         # are unchanged are found by comparing sets (100,000 files on every open).
-        unchanged = set() if full else set(stored).intersection(result.files)
-        todo = [stat for stat in result.files if stat not in unchanged]
+        unchanged = set() if full else set(stored).intersection(files)
+        todo = [stat for stat in files if stat not in unchanged]
         report.unchanged = len(unchanged)
-        on_disk = {stat.relpath for stat in result.files}
+        on_disk = {stat.relpath for stat in files}
         gone = [path for path, _, _ in stored if path not in on_disk]
         if todo or gone:
             paths = None if len(todo) + len(gone) > 5000 else [*(s.relpath for s in todo), *gone]
             with self._bulk_load(not stored and len(todo) > _BULK_LOAD):
                 self._apply(todo, gone, paths, report, progress)
-        report.problems = self.broken_files()
-        report.seconds = time.perf_counter() - started
-        return report
 
     def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
         """Build the index again from nothing but the vault's files, in place and in one
