@@ -196,14 +196,16 @@ def _encode(number: int, length: int) -> str:
 
 def iso(moment: dt.datetime) -> str:
     """The one text form of a moment that memoryctl writes and sorts: UTC, seconds, `Z`."""
-    if moment.tzinfo is dt.UTC and moment.year >= 1000:  # the common case, written directly
-        return (
-            f"{moment.year}-{moment.month:02d}-{moment.day:02d}T"
-            f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}Z"
-        )
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    elif moment.tzinfo is not dt.UTC:
+        moment = moment.astimezone(dt.UTC)
+    # Written by hand, not by strftime, whose `%Y` gives "999" for the year 999 on some
+    # systems: four digits always, so the text is ISO and sorts as the moments do.
+    return (
+        f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T"
+        f"{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}Z"
+    )
 
 
 def moment(text: str) -> dt.datetime:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memoryctl.memory import iso
 from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.notefile import MAX_FILE_BYTES, NoteError, new_note, parse_bytes, parse_text
 
@@ -438,6 +439,17 @@ def test_a_new_memory_reads_back_as_written(data: dict[str, Any], body: str) -> 
     assert parse_text(text).to_text() == text
     if body.strip("\r\n"):
         assert note.body.endswith("\n")
+
+
+@pytest.mark.parametrize(
+    "moment", [dt.datetime(999, 1, 1, tzinfo=dt.UTC), dt.datetime(5, 3, 4, 1, 2, 3, tzinfo=dt.UTC)]
+)
+def test_a_moment_before_the_year_1000_is_written_with_four_digits_and_reads_back(moment):
+    note = new_note({"created": moment}, "An old note.")
+    text = note.to_text()
+    assert f"created: {moment.year:04d}-" in text
+    assert parse_text(text).data["created"] == moment
+    assert iso(moment).startswith(f"{moment.year:04d}-")
 
 
 # Text with every character a file may hold, the line breaks str.splitlines knows too.

@@ -420,7 +420,12 @@ def dump_scalar(value: Any) -> str:
         if offset is not None and offset % dt.timedelta(minutes=1):
             value = value.astimezone(dt.UTC)  # YAML offsets have no seconds
         if value.utcoffset() == dt.timedelta(0) and not value.microsecond:
-            return value.strftime("%Y-%m-%dT%H:%M:%SZ")  # how memoryctl writes moments
+            # How memoryctl writes moments; by hand, since strftime's `%Y` writes the year
+            # 999 as "999" on some systems, which no YAML reader takes for a date.
+            return (
+                f"{value.year:04d}-{value.month:02d}-{value.day:02d}T"
+                f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}Z"
+            )
         return value.isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
