@@ -37,6 +37,14 @@ async def open_preview(pilot: Pilot) -> PreviewScreen:
     return screen
 
 
+async def ask(pilot: Pilot, screen: PreviewScreen, message: str) -> None:
+    """Type a message (the box's value, as the typing pause leaves it) and wait for its
+    bundle to be shown."""
+    screen.query_one("#preview-message", Input).value = message
+    await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == message)
+    await settled(pilot)
+
+
 async def test_preview_shows_byte_for_byte_what_the_cli_prints(
     app: MemoryApp, vault: Vault
 ) -> None:
@@ -44,9 +52,7 @@ async def test_preview_shows_byte_for_byte_what_the_cli_prints(
         screen = await open_preview(pilot)
         assert screen.text == cli_preview(vault)
         message = "which repository do I push the streaming fix to?"
-        screen.query_one("#preview-message", Input).value = message
-        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == message)
-        await settled(pilot)
+        await ask(pilot, screen, message)
         assert screen.text == cli_preview(vault, "--message", message)
         bundle = screen.bundle
         assert bundle.recalled
@@ -61,9 +67,7 @@ async def test_held_out_memories_are_listed_with_their_reasons(
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_preview(pilot)
-        screen.query_one("#preview-message", Input).value = "mangoes"
-        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == "mangoes")
-        await settled(pilot)
+        await ask(pilot, screen, "mangoes")
         held = screen.query_one(HeldOut).text
         for excluded in screen.bundle.excluded:
             assert excluded.title in held and excluded.reason in held
@@ -78,12 +82,9 @@ def held_rows(screen: PreviewScreen) -> list[str]:
 async def test_a_held_out_title_takes_one_row_and_its_reason_is_shown_in_full(
     app: MemoryApp, vault: Vault
 ) -> None:
-    message = "mangoes and the repository"
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_preview(pilot)
-        screen.query_one("#preview-message", Input).value = message
-        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == message)
-        await settled(pilot)
+        await ask(pilot, screen, "mangoes and the repository")
         excluded = screen.bundle.excluded
         long = [x.title for x in excluded if len(x.title) > screen.query_one(HeldOut).size.width]
         assert long, "the sample vault holds out a title wider than the panel"
@@ -104,14 +105,9 @@ async def test_a_new_message_holding_out_as_much_shows_its_own_list(
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_preview(pilot)
-        box = screen.query_one("#preview-message", Input)
         painted = []
         for message in ("mangoes", "repository"):
-            box.value = message
-            await until(
-                pilot, lambda m=message: screen.bundle is not None and screen.bundle.message == m
-            )
-            await settled(pilot)
+            await ask(pilot, screen, message)
             painted.append(held_rows(screen))
         # Each holds out one memory, its reason on two rows: the list keeps its height.
         assert len(painted[0]) == len(painted[1])
