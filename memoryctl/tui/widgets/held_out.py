@@ -40,7 +40,7 @@ class HeldOut(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.excluded: Sequence[Excluded] = ()
+        self.excluded: Sequence[Excluded] | None = None  # None: no bundle yet
         self._width = -1  # the width `_entries` and `_starts` were worked out for
         self._entries: list[Content] = []
         self._starts: list[int] = []  # the first line of each entry
@@ -62,6 +62,8 @@ class HeldOut(Widget):
     @property
     def text(self) -> str:
         """The list as it reads, each entry cut to the widget's width."""
+        if self.excluded is None:
+            return ""
         return held_content(self.excluded, self.content_size.width).plain
 
     def _lay_out(self, width: int) -> None:
@@ -69,11 +71,12 @@ class HeldOut(Widget):
             return
         self._width = width
         self._drawn.clear()
-        self._entries = [held_entry(x, width) for x in self.excluded] or [NOTHING]
+        excluded = self.excluded or ()
+        self._entries = [held_entry(x, width) for x in excluded] or [NOTHING]
         self._starts = [0]
-        for x in self.excluded:
+        for x in excluded:
             self._starts.append(self._starts[-1] + 1 + self._reason_height(x.reason, width))
-        self._height = self._starts.pop() if self.excluded else 1
+        self._height = self._starts.pop() if excluded else int(self.excluded is not None)
 
     def _reason_height(self, reason: str, width: int) -> int:
         key = (reason, width)
