@@ -11,7 +11,11 @@
   figure taken on a busier machine is not comparable, so `over_one_process`, from the
   same run, is the fairer ratio there); with each, the CPU time a call of the server's
   processes and of the clients (`server_cpu_ms_per_call`, `client_cpu_ms_per_call`),
-  the figures that stay comparable on a busy machine.
+  the figures that stay comparable on a busy machine;
+- the same load against `--workers 2` with no call asked twice (`http_distinct_calls`):
+  the load above asks each of 200 messages about five times, and the server gives a
+  remembered answer again while the vault is unchanged, so this is its figure for
+  agents that never repeat themselves.
 
 At the smoke size (--n 1000) each writer makes 3 writes and each HTTP client 5 calls.
 
@@ -168,15 +172,33 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     rng = random.Random(17)
     messages = message_queries(info, 200, rng)
     keywords = keyword_queries(info, 200, rng)
+    # The same load with no call asked twice: what the server's remembered answers add
+    # to the figures above, which ask each of 200 messages about five times.
+    unique_messages = list(dict.fromkeys(message_queries(info, 3 * CLIENTS * calls, rng)))
+    unique_keywords = list(dict.fromkeys(keyword_queries(info, 20 * CLIENTS * calls, rng)))
+    distinct_lists = (unique_messages[: CLIENTS * calls], unique_keywords[: CLIENTS * calls])
+    if min(len(xs) for xs in distinct_lists) < CLIENTS * calls:
+        raise RuntimeError("too few distinct queries for the distinct-call load")
     agent, token = _token(root, env)
     loads = {}
     try:
-        for workers in (HTTP_WORKERS, 1):
-            log_path = workdir / f"{name}-http-{workers}.log"
+        for label, workers, lists in (
+            ("repeated", HTTP_WORKERS, (messages, keywords)),
+            ("alone", 1, (messages, keywords)),
+            ("distinct", HTTP_WORKERS, distinct_lists),
+        ):
+            log_path = workdir / f"{name}-http-{label}.log"
             process, url = _start_http(root, env, log_path, workers)
             try:
-                loads[workers] = anyio.run(
-                    _http_load, url, token, messages, keywords, CLIENTS, calls, process.pid
+                loads[label] = anyio.run(
+                    _http_load,
+                    url,
+                    token,
+                    *lists,
+                    CLIENTS,
+                    calls,
+                    process.pid,
+                    label == "distinct",
                 )
             finally:
                 process.terminate()
@@ -187,8 +209,9 @@ def run(n: int, workdir: Path) -> dict[str, object]:
             env=env,
             capture_output=True,
         )
-    load, alone = loads[HTTP_WORKERS], loads[1]
-    load["workers"], alone["workers"] = HTTP_WORKERS, 1
+    load, alone, distinct = loads["repeated"], loads["alone"], loads["distinct"]
+    load["workers"], alone["workers"], distinct["workers"] = HTTP_WORKERS, 1, HTTP_WORKERS
+    distinct["over_baseline"] = round(distinct["calls_per_s"] / BASELINE_CALLS_PER_S, 2)
     load["over_one_process"] = round(load["calls_per_s"] / alone["calls_per_s"], 2)
     load["over_baseline"] = round(load["calls_per_s"] / BASELINE_CALLS_PER_S, 2)
     log(
@@ -198,6 +221,12 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         f"{load['over_baseline']}x the baseline of {BASELINE_CALLS_PER_S}); CPU a call: "
         f"server {load['server_cpu_ms_per_call']} ms, clients {load['client_cpu_ms_per_call']} ms"
     )
+    log(
+        f"HTTP {CLIENTS}x{calls}, {HTTP_WORKERS} workers, no call asked twice: "
+        f"{distinct['errors']} errors, p95 {distinct['p95_ms']} ms, "
+        f"{distinct['calls_per_s']} calls/s ({distinct['over_baseline']}x the baseline); "
+        f"CPU a call: server {distinct['server_cpu_ms_per_call']} ms"
+    )
     return {
         "benchmark": "concurrency",
         "memories": n,
@@ -206,6 +235,7 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "parallel_writes": written,
         "http_concurrent": load,
         "http_one_process": alone,
+        "http_distinct_calls": distinct,
         "targets_at_10k": {
             "errors": 0,
             "duplicates": 0,

@@ -129,9 +129,14 @@ async def _http_load(
     clients: int = CLIENTS,
     calls_each: int = CALLS_PER_CLIENT,
     server: int | None = None,
+    distinct: bool = False,
 ) -> dict:
     """The load, and what it cost: the CPU time per call of the server's processes
-    (`server`'s pid and its workers) and of the clients (this process)."""
+    (`server`'s pid and its workers) and of the clients (this process).
+
+    Each call draws its message or query from the lists, so calls repeat; `distinct`
+    gives every call its own, in turn (lists as long as all the calls), so no answer
+    the server remembers is asked for again."""
     times: list[float] = []
     errors: list[str] = []
 
@@ -142,11 +147,14 @@ async def _http_load(
             httpx2.AsyncClient(headers=headers, timeout=60) as http,
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
-            for _ in range(calls_each):
+            for call in range(calls_each):
+                turn = (number * calls_each + call) if distinct else None
                 if rng.random() < 0.5:
-                    tool, arguments = "get_context", {"message": rng.choice(messages)}
+                    message = rng.choice(messages) if turn is None else messages[turn]
+                    tool, arguments = "get_context", {"message": message}
                 else:
-                    tool, arguments = "recall", {"query": rng.choice(keywords)}
+                    query = rng.choice(keywords) if turn is None else keywords[turn]
+                    tool, arguments = "recall", {"query": query}
                 started = time.perf_counter()
                 try:
                     result = await client.call_tool(tool, arguments)
