@@ -309,6 +309,38 @@ def test_readers_do_not_wait_for_a_writer(vault_dir, cli):
         holder.wait()
 
 
+def _index_files_open(db: Path) -> int:
+    """How many of this process's open files are the index (its -wal and -shm aside)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{fd}") == str(db)
+        except OSError:
+            continue  # the listing's own descriptor, closed by now
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists open files by /proc")
+def test_reader_threads_that_come_and_go_leave_no_open_connections_behind(vault_dir, cli):
+    """A server's worker threads retire when idle and new ones start: each reads through
+    a connection of its own, and one whose thread has ended is closed, not kept."""
+    cli("--vault", str(vault_dir), "add", "Read by many threads")
+    vault = Vault(vault_dir)
+    try:
+        db = Path(vault.index.db_path).resolve()
+
+        def read() -> None:
+            assert vault.index.count() >= 1
+
+        for _ in range(30):
+            thread = threading.Thread(target=read)
+            thread.start()
+            thread.join()
+        assert _index_files_open(db) <= 3  # the main connection, the last reader, the watcher
+    finally:
+        vault.close()
+
+
 # A process that keeps an index open and reads it in a loop until told to stop, then
 # says how many memories each read saw and what went wrong.
 READ_IN_A_LOOP = textwrap.dedent(

@@ -45,7 +45,9 @@ class IndexConnection:
         self._owner = threading.get_ident()
         self._writing: int | None = None  # the thread inside a transaction
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        # Every thread's read-only connection, with its thread: a server's worker threads
+        # come and go, and the connection of one that ended is closed when the next opens.
+        self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._watcher: sqlite3.Connection | None = None  # asks only for the generation
         self._watcher_lock = threading.Lock()
 
@@ -83,7 +85,7 @@ class IndexConnection:
                 self._watcher.close()
                 self._watcher = None
         with self._lock:
-            for reader in self._readers:
+            for _, reader in self._readers:
                 reader.close()
             self._readers.clear()
             self._local = threading.local()
@@ -105,7 +107,11 @@ class IndexConnection:
             reader.execute("PRAGMA cache_size=-16384")
             reader.execute("PRAGMA temp_store=MEMORY")
             with self._lock:
-                self._readers.append(reader)
+                ended = [conn for thread, conn in self._readers if not thread.is_alive()]
+                self._readers = [(t, c) for t, c in self._readers if t.is_alive()]
+                self._readers.append((threading.current_thread(), reader))
+            for conn in ended:
+                conn.close()
             self._local.conn = reader
         return reader
 
