@@ -76,8 +76,11 @@ class LiveReport:
     deferred: bool = False  # another writer held the vault; nothing was filed or marked
 
 
-def suggestions_for(vault: Vault, changed: list[Memory], now: dt.datetime) -> list[Suggestion]:
-    """What every proposing check finds about these changed memories."""
+def suggestions_for(
+    vault: Vault, changed: list[Memory], now: dt.datetime
+) -> tuple[list[Suggestion], list[Memory]]:
+    """What every proposing check finds about these changed memories, and the typed
+    facts the rules judged to find it."""
     index = vault.index
     ids = {m.id for m in changed}
 
@@ -102,7 +105,8 @@ def suggestions_for(vault: Vault, changed: list[Memory], now: dt.datetime) -> li
 
     expiring = expiry_suggestions([m for m in changed if m.expires], now)
     descending = retired_lineage(vault, [m for m in changed if m.status == "retired"])
-    return [*explicit, *rules, *expiring, *descending, *_anchor_suggestions(vault, changed)]
+    found = [*explicit, *rules, *expiring, *descending, *_anchor_suggestions(vault, changed)]
+    return found, facts
 
 
 def _facts_about(
@@ -183,11 +187,11 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         # A whole-vault pass needs no earlier versions: it withdraws what it no longer
         # finds anywhere. Only here are they read.
         before = triggered_by(vault, changed_triggers(index.removed(upto), changed))
-        found = suggestions_for(vault, changed, now)
+        found, facts = suggestions_for(vault, changed, now)
         found += handed_back(vault, before, changed)
         keys = {s.key for s in found}
         stale = _pending(vault, [s for s in before if s.key not in keys])
-        superseded = taken_over(vault, changed, found, keys)
+        superseded = taken_over(vault, changed, found, keys, facts)
         fresh = unfiled(vault, found)
         unfiled_keys = {s.key for s in fresh}
         # A check's withdrawal is written by memoryctl, so its file says so plainly.
@@ -274,20 +278,22 @@ def handed_back(vault: Vault, before: list[Suggestion], changed: list[Memory]) -
 
 
 def taken_over(
-    vault: Vault, changed: list[Memory], found: list[Suggestion], keys: set[str]
+    vault: Vault,
+    changed: list[Memory],
+    found: list[Suggestion],
+    keys: set[str],
+    facts: list[Memory],
 ) -> list[Proposal]:
     """The pending rule proposals that a changed fact takes over: when it becomes the
     newest fact to end an older one (Braga after Porto, both after Lisbon), the
     proposal the ender before it made about that fact (retire Lisbon, from Porto) is no
     longer what the rules find. The earlier ender is found by asking the rules about
-    the same facts without the changed ones."""
+    the facts they judged (`facts`, from `suggestions_for`) without the changed ones."""
     ids = {m.id for m in changed}
     ended = {t for s in found if s.origin == "rule" and s.ref in ids for t in s.targets}
     if not ended:
         return []
     registry = load_registry(vault.config)
-    typed = [m for m in changed if is_typed(m)]
-    facts = _facts_about(vault.index, typed, registry, whole=False)
     before = rule_suggestions([m for m in facts if m.id not in ids], registry, ended)
     return _pending(vault, [s for s in before if s.key not in keys and ended & set(s.targets)])
 

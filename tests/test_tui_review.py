@@ -42,6 +42,12 @@ def propose(vault: Vault, title_word: str, origin: str, ref: str | None, why: st
     return memory.id
 
 
+def mangoes_and_bike(vault: Vault) -> tuple[str, str]:
+    """An agent's two proposals, mangoes first: the ids of the memories they retire."""
+    mango = propose(vault, "mangoes", "agent", "codex", "went off them")
+    return mango, propose(vault, "bike", "agent", "codex", "gave it away")
+
+
 def status(vault: Vault, mid: str) -> str:
     memory = vault.index.get(mid)
     assert memory is not None
@@ -124,8 +130,7 @@ async def test_decline_leaves_the_memory_and_is_in_the_audit(app: MemoryApp, vau
 async def test_the_first_visit_puts_the_arrows_in_the_list_and_brackets_switch_tabs(
     app: MemoryApp, vault: Vault
 ) -> None:
-    propose(vault, "mangoes", "agent", "codex", "went off them")
-    propose(vault, "bike", "agent", "codex", "gave it away")
+    mangoes_and_bike(vault)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         box = screen.query_one("#proposals", OptionList)
@@ -150,8 +155,7 @@ def active(screen: ReviewScreen) -> list:
 async def test_undo_in_decisions_undoes_the_one_under_the_cursor_and_keeps_it_there(
     app: MemoryApp, vault: Vault
 ) -> None:
-    mango = propose(vault, "mangoes", "agent", "codex", "went off them")
-    bike = propose(vault, "bike", "agent", "codex", "gave it away")
+    mango, bike = mangoes_and_bike(vault)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await pilot.press("a")  # the first proposal, mangoes
@@ -186,8 +190,7 @@ async def test_decisions_open_on_the_decision_just_made_so_u_undoes_it(
 ) -> None:
     """The cursor in Decisions was on an older row from before: after a decision on
     Pending it moves to that decision, so the `u` the footer offers there undoes it."""
-    mango = propose(vault, "mangoes", "agent", "codex", "went off them")
-    bike = propose(vault, "bike", "agent", "codex", "gave it away")
+    mango, bike = mangoes_and_bike(vault)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         await pilot.press("d")  # the mangoes proposal, declined

@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from memoryctl.memory import iso
+
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # What PyYAML refuses to read (it takes printable text only) or reads as a line break
 # where str.splitlines does not agree: text with any of these is left to PyYAML.
@@ -420,12 +422,7 @@ def dump_scalar(value: Any) -> str:
         if offset is not None and offset % dt.timedelta(minutes=1):
             value = value.astimezone(dt.UTC)  # YAML offsets have no seconds
         if value.utcoffset() == dt.timedelta(0) and not value.microsecond:
-            # How memoryctl writes moments; by hand, since strftime's `%Y` writes the year
-            # 999 as "999" on some systems, which no YAML reader takes for a date.
-            return (
-                f"{value.year:04d}-{value.month:02d}-{value.day:02d}T"
-                f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}Z"
-            )
+            return iso(value)  # how memoryctl writes moments
         return value.isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
