@@ -13,7 +13,19 @@ from keyring.backends import fail
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
-from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import (
+    SIZE,
+    THEMES,
+    app,
+    help_text,
+    quiet,
+    settled,
+    show,
+    toasts,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.actions import NewMemory, add_memory
 from memoryctl.decisions import Change
@@ -133,7 +145,7 @@ async def test_the_agents_screen_is_in_help_and_in_the_palette(app: MemoryApp) -
         await open_agents(pilot)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-        shown = str(app.screen.query_one("Static").content)
+        shown = help_text(app.screen)
         assert "See the agents that may write, and revoke one" in shown
         assert "Revoke the agent under the cursor" in shown
         await pilot.press("escape")

@@ -8,7 +8,7 @@ import sys
 
 from textual.command import CommandPalette
 from textual.widgets import OptionList
-from tui_support import SIZE, app, settled, show, until, vault, vault_path
+from tui_support import SIZE, app, help_text, settled, show, until, vault, vault_path
 
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import HelpScreen, MemoryApp, make_app
@@ -50,7 +50,7 @@ async def test_help_lists_the_screens_and_the_screens_keys(app: MemoryApp) -> No
         await show(pilot, "2")
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-        shown = str(app.screen.query_one("Static").content)
+        shown = help_text(app.screen)
         assert "Order the pins against the token budget" in shown
         assert "Move the pin up" in shown
 

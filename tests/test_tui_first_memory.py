@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, TextArea
-from tui_support import SIZE, settled, toasts, until, vault, vault_path
+from tui_support import SIZE, help_text, settled, toasts, until, vault, vault_path
 
 from memoryctl.actions import init_vault
 from memoryctl.storage.vault import Vault
@@ -127,7 +127,7 @@ async def test_new_memory_is_in_the_help_of_the_vault_screen(app: MemoryApp) -> 
         await start_screen(pilot)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-        assert "Write a new memory" in str(app.screen.query_one("Static").content)
+        assert "Write a new memory" in help_text(app.screen)
 
 
 async def test_a_new_memory_opens_in_the_view_under_the_cursor(vault: Vault) -> None:

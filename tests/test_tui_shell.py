@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
-from tui_support import THEMES, vault_path
+from tui_support import THEMES, help_text, vault_path
 
 from memoryctl.actions import init_vault
 from memoryctl.memory import Memory
@@ -282,7 +282,7 @@ async def test_help_lists_every_key_with_what_it_does(vault: Vault, key: str) ->
         await ready(pilot)
         await pilot.press(key)
         assert isinstance(app.screen, HelpScreen)
-        shown = str(app.screen.query_one(Static).content)
+        shown = help_text(app.screen)
         for binding in app.screen.help_bindings:
             assert binding.tooltip in shown
         assert "Filter the memories as you type" in shown
@@ -290,6 +290,29 @@ async def test_help_lists_every_key_with_what_it_does(vault: Vault, key: str) ->
         assert "f1 / ?" in shown
         await pilot.press("escape")
         assert isinstance(app.screen, VaultScreen)
+
+
+async def test_help_at_80x24_scrolls_to_the_last_key_and_wraps_inside_its_column(
+    vault: Vault,
+) -> None:
+    app = make_app(vault, watch=False, start="review")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.pause()
+        rows = list(app.screen.query(".help-row"))
+        last = rows[-1]
+        # Both keys of a binding, as the footer writes keys, not the binding's raw list.
+        assert "[ / ^pgup" in help_text(app.screen)
+        assert "left_square_bracket" not in help_text(app.screen)
+        assert not app.screen.region.contains_region(last.region)  # below the fold
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.screen.query_one("VerticalScroll").region.contains_region(last.region)
+        explanations = [row.query(Static).last() for row in rows]
+        assert len({what.region.x for what in explanations}) == 1  # one column
+        assert max(what.region.height for what in explanations) > 1  # a long one wraps in it
 
 
 async def test_question_mark_and_slash_are_typed_into_the_filter(vault: Vault) -> None:

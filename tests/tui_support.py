@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Static
 
 from memoryctl.actions import init_vault
 from memoryctl.storage.vault import Vault
@@ -88,3 +89,9 @@ def footer_keys(screen: Screen[object]) -> dict[str, str]:
         for key, (_, binding, enabled, _) in screen.active_bindings.items()
         if binding.show and enabled
     }
+
+
+def help_text(screen: Screen[object]) -> str:
+    """What the help screen shows, one row a line: the keys, the name, what it does."""
+    rows = screen.query(".help-row")
+    return "\n".join("  ".join(str(cell.content) for cell in row.query(Static)) for row in rows)

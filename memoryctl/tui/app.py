@@ -7,15 +7,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
 
 from memoryctl.tui.keys import registered_bindings
 from memoryctl.tui.screen_modes import SCREENS
 from memoryctl.tui.screens.base import FilesChanged
+from memoryctl.tui.screens.help import HelpScreen
 from memoryctl.tui.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.tui.screens.vault import VaultScreen
 from memoryctl.tui.state import save_theme, saved_theme, state_path
@@ -31,60 +30,6 @@ if TYPE_CHECKING:
 
 # The screens, in the order of their number keys: (mode, key, name, what it is for).
 MEMORY_SCREEN = "memory"  # the one Memory screen the app keeps (see `open_memory`)
-
-
-class HelpScreen(ModalScreen[None]):
-    """The keys, with what each does, from the bindings of the app and the screen beneath."""
-
-    DEFAULT_CSS = """
-    HelpScreen {
-        align: center middle;
-        & > Static {
-            width: auto;
-            max-width: 95%;
-            height: auto;
-            max-height: 95%;
-            border: thick $primary;
-            border-title-align: center;
-            background: $surface;
-            padding: 1 2;
-        }
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape,f1,question_mark,q",
-            "dismiss",
-            "Close",
-            id="memoryctl.help.close",
-            tooltip="Close the help",
-        ),
-    ]
-
-    def __init__(self, bindings: list[Binding]) -> None:
-        super().__init__()
-        self.help_bindings = bindings
-
-    def compose(self) -> ComposeResult:
-        # Keys bound to the same action with the same words share one line ("f1 / ?").
-        rows: dict[tuple[str, str], tuple[list[str], str]] = {}
-        for binding in self.help_bindings:
-            keys, _ = rows.setdefault((binding.action, binding.description), ([], binding.tooltip))
-            keys.append(self.app.get_key_display(binding))
-        width = max((len(" / ".join(keys)) for keys, _ in rows.values()), default=0)
-        lines = [
-            Content.assemble(
-                (f"{' / '.join(keys):>{width}}", "bold $text-accent"),
-                f"  {description:<14}",
-                (tooltip, "$text-muted"),
-            )
-            for (_, description), (keys, tooltip) in rows.items()
-        ]
-        keys_help = Static(Content("\n").join(lines))
-        keys_help.border_title = "Keys"
-        keys_help.border_subtitle = "esc to close"
-        yield keys_help
 
 
 class MemoryApp(App[None]):

@@ -15,12 +15,14 @@ BINDING_PREFIX = "memoryctl."
 
 
 def registered_bindings(nodes: Iterable[DOMNode]) -> list[Binding]:
-    """memoryctl's own bindings on these nodes, once each: the registry help is drawn from."""
-    found: dict[str, Binding] = {}
+    """memoryctl's own bindings on these nodes, once each and one a key (a binding of
+    "],ctrl+pagedown" gives two): the registry help is drawn from."""
+    found: dict[tuple[str, str], Binding] = {}
     for node in nodes:
         for binding in node.BINDINGS:
             if isinstance(binding, Binding) and (binding.id or "").startswith(BINDING_PREFIX):
-                found.setdefault(binding.id or "", binding)
+                for one in Binding.make_bindings([binding]):
+                    found.setdefault((binding.id or "", one.key), one)
     return list(found.values())
 
 

@@ -1,0 +1,95 @@
+"""The keys, with what each does: the app's and those of the screen beneath.
+
+Three columns: the keys, the action's name as the footer shows it, and what it does.
+A long explanation wraps inside its own column, and the list scrolls when it is taller
+than the terminal, so every key can be read at 80x24.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+GAP = 2
+
+
+def help_rows(keys_of: list[tuple[Binding, str]]) -> list[tuple[str, str, str]]:
+    """(keys, name, what it does) for each action, from each binding and how its key
+    is shown. Keys bound to the same action with the same name share a row ("f1 / ?")."""
+    rows: dict[tuple[str, str], tuple[list[str], str]] = {}
+    for binding, shown in keys_of:
+        keys, _ = rows.setdefault((binding.action, binding.description), ([], binding.tooltip))
+        if shown not in keys:
+            keys.append(shown)
+    return [(" / ".join(keys), name, what) for (_, name), (keys, what) in rows.items()]
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys of the app and of the screen beneath, one row an action."""
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        & > VerticalScroll {
+            height: auto;
+            max-width: 95%;
+            max-height: 95%;
+            border: thick $primary;
+            border-title-align: center;
+            background: $surface;
+            padding: 1 2;
+        }
+        .help-row { height: auto; }
+        .help-keys { text-align: right; text-style: bold; color: $text-accent; }
+        .help-what { width: 1fr; color: $text-muted; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape,f1,question_mark,q",
+            "dismiss",
+            "Close",
+            id="memoryctl.help.close",
+            tooltip="Close the help",
+        ),
+    ]
+
+    def __init__(self, bindings: list[Binding]) -> None:
+        super().__init__()
+        self.help_bindings = bindings
+
+    @property
+    def rows(self) -> list[tuple[str, str, str]]:
+        return help_rows([(b, self.app.get_key_display(b)) for b in self.help_bindings])
+
+    def compose(self) -> ComposeResult:
+        rows = self.rows
+        keys_width = max((len(keys) for keys, _, _ in rows), default=0)
+        name_width = max((len(name) for _, name, _ in rows), default=0) + GAP
+        what_width = max((len(what) for _, _, what in rows), default=0)
+        with VerticalScroll() as box:
+            box.border_title = "Keys"
+            box.border_subtitle = "esc to close"
+            # As wide as the longest row, unless the terminal is narrower (max-width).
+            box.styles.width = keys_width + GAP + name_width + what_width + 2 * 2 + 2
+            for keys, name, what in rows:
+                with Horizontal(classes="help-row"):
+                    shown_keys = Static(Content(keys), classes="help-keys")
+                    shown_keys.styles.width = keys_width + GAP
+                    shown_keys.styles.padding = (0, GAP, 0, 0)
+                    yield shown_keys
+                    shown_name = Static(Content(name), classes="help-name")
+                    shown_name.styles.width = name_width
+                    yield shown_name
+                    yield Static(Content(what), classes="help-what")
+
+    def on_mount(self) -> None:
+        # The list takes the focus, so the arrows, page keys, home and end scroll it.
+        self.query_one(VerticalScroll).focus()
