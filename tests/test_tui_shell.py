@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, Markdown, Static
-from tui_support import THEMES, help_text, vault_path
+from tui_support import THEMES, help_text, settled, vault_path
 
 from memoryctl.actions import init_vault
 from memoryctl.memory import Memory
@@ -463,3 +463,17 @@ async def test_clicking_a_key_in_the_footer_presses_it(vault: Vault) -> None:
         await pilot.hover(footer, offset=(19, 0))
         await pilot.pause()
         assert footer.tooltip is not None and "status, kind" in str(footer.tooltip)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_help_of_the_review_screen_at_80x24(vault: Vault, theme: str, snap_compare) -> None:
+    async def open_the_help(pilot: Pilot) -> None:
+        pilot.app.theme = theme
+        pilot.app.sub_title = "~/sample_vault"  # the real path is a new temporary folder
+        await settled(pilot)  # the queue beneath has loaded
+        await pilot.press("f1")
+        await settled(pilot)
+        pilot.app.clear_notifications()
+
+    app = make_app(vault, watch=False, start="review")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_the_help)
