@@ -39,7 +39,7 @@ class NoRemote(SyncError):
     def __init__(self) -> None:
         super().__init__(
             "the vault has no git remote to sync with; add one with "
-            "`git remote add origin URL`, then run memoryctl sync again"
+            "`git remote add origin URL`, then sync again"
         )
 
 
@@ -53,8 +53,7 @@ class Unreachable(SyncError):
 class Refused(SyncError):
     def __init__(self, remote: str, reason: str) -> None:
         super().__init__(
-            f"{remote} refused the push: {reason}; your commits are kept here, "
-            "run memoryctl sync again"
+            f"{remote} refused the push: {reason}; your commits are kept here, sync again"
         )
         self.remote = remote
         self.reason = reason
@@ -84,7 +83,7 @@ class Rewritten(SyncError):
         super().__init__(
             f"the history of {ref} was rewritten since the last sync (it no longer holds "
             f"{last[:12]}, it is now {now[:12]}); nothing changed. If this device's history "
-            "is the one to keep, run memoryctl sync --force-with-lease"
+            "is the one to keep, run `memoryctl sync --force-with-lease`"
         )
         self.remote = remote
         self.ref = ref
@@ -99,8 +98,8 @@ class EditsInTheWay(SyncError):
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
         super().__init__(
             f"{remote} changed {_files(len(paths))} you are editing and have not committed "
-            f"({shown}); nothing changed. Commit them, or run memoryctl sync --include-edits "
-            "to commit them as your own edits, then sync again"
+            f"({shown}); nothing changed. Commit them, or run `memoryctl sync --include-edits` "
+            "to commit them as your own edits and sync"
         )
         self.remote = remote
         self.paths = paths
@@ -217,7 +216,11 @@ def pick_remote(root: Path, branch: str, remote: str | None) -> str:
         return known[0]
     if not known:
         raise NoRemote()
-    raise SyncError(f"the vault has several remotes ({', '.join(known)}); choose one with --remote")
+    raise SyncError(
+        f"the vault has several remotes ({', '.join(known)}); give the branch an upstream "
+        "(`git branch --set-upstream-to REMOTE/BRANCH`), or run `memoryctl sync --remote "
+        "NAME`"
+    )
 
 
 def state(vault: Vault, remote: str | None = None) -> SyncState:

@@ -112,3 +112,20 @@ async def test_a_conflict_from_sync_shows_both_versions_and_taking_the_other_one
         await until(pilot, lambda: "Buy soy milk" in desktop_file.read_text(), timeout=20)
         await settled(pilot)
     assert "<<<<<<<" not in desktop_file.read_text()
+
+
+async def test_sync_without_a_remote_says_what_to_do_in_words_the_tui_has(tmp_path, cli):
+    vault_path = tmp_path / "vault"
+    assert cli("init", str(vault_path)).code == 0
+    vault = Vault(vault_path)
+    app = make_app(vault, watch=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(pilot)
+            await pilot.press("f5")
+            await until(pilot, lambda: any("Sync stopped" in t for t in toasts(app)))
+            said = next(t for t in toasts(app) if "Sync stopped" in t)
+            assert "git remote add origin URL" in said and "then sync again" in said
+            assert "memoryctl sync" not in said  # f5 is how this face syncs
+    finally:
+        vault.close()
