@@ -13,53 +13,64 @@ END = "<!-- memoryctl:end -->"
 CURSOR_DESCRIPTION = "Memory from memoryctl, the user's pinned facts and current corrections"
 
 
-def _entry(entry: Entry) -> dict[str, Any]:
+def _entry(entry: Entry, texts: bool) -> dict[str, Any]:
     memory = entry.memory
-    return {
-        "id": memory.id,
-        "title": memory.title,
-        "text": memory.text,
-        "block": entry.block,
+    data: dict[str, Any] = {"id": memory.id, "title": memory.title}
+    if texts:
+        data |= {"text": memory.text, "block": entry.block}
+    return data | {
         "tokens": entry.tokens,
         "source": {"kind": memory.source_kind, "ref": memory.source_ref},
         "now": [
-            {"id": b.memory.id, "text": b.memory.text, "above": b.above}
+            {"id": b.memory.id, **({"text": b.memory.text} if texts else {}), "above": b.above}
             for b in entry.beneath
             if b.kind == "now" and b.memory is not None
         ],
-        "newer": [newer_json(b) for b in entry.newer],
+        "newer": [newer_json(b, texts) for b in entry.newer],
         "notes": list(entry.notes),
     }
 
 
-def newer_json(line: Beneath) -> dict[str, Any]:
-    """A contest beneath an entry: the newer memory (or only the pending proposal)."""
+def newer_json(line: Beneath, texts: bool = True) -> dict[str, Any]:
+    """A contest beneath an entry: the newer memory (or only the pending proposal).
+
+    Without `texts`, the newer memory's text and the line are left out: they are in
+    the text beside the report.
+    """
     contest = line.contest
     assert contest is not None
     newer = contest.newer
-    return {
+    data: dict[str, Any] = {
         "why": contest.why,
         "id": newer.id if newer else None,
         "created": newer.created if newer else None,
-        "text": newer.text if newer else None,
+    }
+    if texts:
+        data["text"] = newer.text if newer else None
+    data |= {
         "above": line.above,
         "proposal": (
             {"id": contest.proposal, "action": contest.action, "created": contest.proposed}
             if contest.proposal
             else None
         ),
-        "line": line.line,
     }
+    if texts:
+        data["line"] = line.line
+    return data
 
 
-def as_json(bundle: Bundle) -> dict[str, Any]:
-    return {
+def as_json(bundle: Bundle, *, texts: bool = True) -> dict[str, Any]:
+    """The bundle's report (docs/BUNDLE.md). Without `texts`, the lean report an agent
+    gets beside the text (docs/MCP.md): the same keys less `text`, each memory's text
+    and block, and each line's wording, which the text already holds."""
+    report: dict[str, Any] = {
         "profile": bundle.profile.name,
         "message": bundle.message,
         "budget": {"limit": bundle.budget, "used": bundle.used, "method": bundle.method},
         "sections": bundle.sections,
-        "pinned": [_entry(e) for e in bundle.pinned],
-        "recalled": [_entry(e) for e in bundle.recalled],
+        "pinned": [_entry(e, texts) for e in bundle.pinned],
+        "recalled": [_entry(e, texts) for e in bundle.recalled],
         "conflicts": [
             {
                 "subject": c.subject,
@@ -74,14 +85,16 @@ def as_json(bundle: Bundle) -> dict[str, Any]:
                     "predicate": c.newer.predicate,
                     "created": c.newer.created,
                 },
-                "text": c.line,
+                **({"text": c.line} if texts else {}),
             }
             for c in bundle.conflicts
         ],
         "excluded": [{"id": x.id, "title": x.title, "reason": x.reason} for x in bundle.excluded],
         "warnings": list(bundle.warnings),
-        "text": bundle.text,
     }
+    if texts:
+        report["text"] = bundle.text
+    return report
 
 
 def render(bundle: Bundle, fmt: str) -> str:

@@ -220,9 +220,44 @@ async def test_get_context_over_stdio_is_byte_for_byte_the_preview(tmp_path, cli
     assert preview.code == 0, preview.err
     assert not result.is_error
     assert text_of(result) == preview.out
-    assert result.structured_content["text"] == preview.out
     assert result.structured_content["profile"] == "work"
     assert text_of(empty) == cli("preview", "--vault", str(vault), "--profile", "work").out
+
+
+def _wording(report: dict[str, Any]) -> list[str]:
+    """Each memory's text in a full bundle report, as JSON would quote it, where it is
+    more than its title (which the agent's report keeps)."""
+    entries = report["pinned"] + report["recalled"]
+    texts = [e["text"] for e in entries if e["text"] != e["title"]]
+    texts += [n["text"] for e in entries for n in e["now"] + e["newer"] if n["text"]]
+    return [json.dumps(t, ensure_ascii=False)[1:-1] for t in texts]
+
+
+async def test_an_agents_report_names_each_memory_without_repeating_the_text(tmp_path, cli):
+    vault = make_vault(tmp_path / "vault")
+    message = "Where do I open the PR for the core, and what did we say about the release?"
+    # The preview first: its live checks file the proposals the bundle then shows.
+    shown = cli("preview", "--vault", str(vault), "--profile", "work", "-m", message, "--json")
+    full = json.loads(shown.out)
+    async with Client(make_server(Vault(vault), "work", "tester")) as client:
+        context = await client.call_tool("get_context", {"message": message})
+        found = await client.call_tool("recall", {"query": "ufo core release", "limit": 20})
+        pinned = await client.call_tool("pins", {})
+    assert full["pinned"] and full["recalled"] and _wording(full)
+    report = context.structured_content
+    # What the person's preview reports, less the wording the text beside it holds.
+    assert [e["id"] for e in report["pinned"]] == [e["id"] for e in full["pinned"]]
+    assert [e["id"] for e in report["recalled"]] == [e["id"] for e in full["recalled"]]
+    assert report["budget"] == full["budget"] and report["sections"] == full["sections"]
+    assert {x["id"] for x in report["excluded"]} <= {x["id"] for x in full["excluded"]}
+    assert "text" not in report and all("block" not in e for e in report["pinned"])
+    dumped = json.dumps(report, ensure_ascii=False)
+    assert not [t for t in _wording(full) if t in dumped]
+    for shelf in (found, pinned):
+        memories = shelf.structured_content["memories"]
+        assert memories and all(f"[id {m['id']} · " in text_of(shelf) for m in memories)
+        assert all("text" not in m and "block" not in m for m in memories)
+    assert not [t for t in _wording(full) if t in json.dumps(pinned.structured_content)]
 
 
 async def test_an_agent_write_over_stdio_is_a_commit_naming_the_agent_and_tool(tmp_path):

@@ -79,11 +79,12 @@ class Shown:
         )
 
     def as_json(self) -> dict[str, Any]:
+        """What the agent is told of it beside the text: who and what it is, not its
+        wording, which the text holds (docs/MCP.md)."""
         m = self.memory
         return {
             "id": m.id,
             "title": m.title,
-            "text": m.text,
             "kind": m.kind,
             "status": m.status,
             "pinned": m.pinned,
@@ -91,10 +92,9 @@ class Shown:
             "tags": list(m.tags),
             "created": m.created,
             "source": {"kind": m.source_kind, "ref": m.source_ref},
-            "now": [{"id": c.id, "text": c.text} for c in self.now],
-            "newer": [newer_json(b) for b in self.newer],
+            "now": [{"id": c.id} for c in self.now],
+            "newer": [newer_json(b, texts=False) for b in self.newer],
             "notes": list(self.notes),
-            "block": self.block,
         }
 
 
@@ -185,7 +185,7 @@ def context_for(
                 "Send the user's latest message, not the whole conversation"
             )
     bundle = context_bundle(vault, profile=caller.profile.name, message=message, pending=pending)
-    report = as_json(bundle)
+    report = as_json(bundle, texts=False)
     excluded = vault.index.get_many(x.id for x in bundle.excluded)
     fenced = hidden(vault.index, caller.profile, excluded.values())
     report["excluded"] = [
