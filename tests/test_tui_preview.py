@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -244,3 +245,95 @@ async def test_typing_on_the_preview_goes_into_the_message_box(
         await pilot.press("escape", "2")  # a digit still switches screens
         await until(pilot, lambda: app.screen is not screen)
         assert box.value == "peanuts?s"
+
+
+def built_ahead(app: MemoryApp) -> PreviewScreen | None:
+    """The Preview screen the app built while the person was elsewhere, if it has."""
+    try:
+        [screen] = app.get_screen_stack("preview")
+    except KeyError:
+        return None
+    assert isinstance(screen, PreviewScreen)
+    return screen
+
+
+async def test_preview_is_built_ahead_while_the_list_is_read_and_shown_on_its_first_visit(
+    app: MemoryApp, vault: Vault
+) -> None:
+    """The app builds Preview off-screen through Textual's private `App._init_mode` and
+    `Screen._refresh_layout` (docs/ARCHITECTURE.md, "The TUI's first visits"): this fails
+    when Textual stops starting, laying out or showing such a screen."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await until(pilot, lambda: (s := built_ahead(app)) is not None and bool(s.targets))
+        screen = built_ahead(app)
+        assert screen is not None and app.current_mode == "vault"
+        area = screen.query_one("#preview-text")
+        assert area.size.width > 0  # laid out before it is shown
+        await pilot.press("5")
+        await pilot.pause()
+        assert app.screen is screen and screen.text == cli_preview(vault)
+        assert app.focused is area
+
+
+async def test_a_preview_built_ahead_follows_the_files_changed_before_its_first_visit(
+    app: MemoryApp, vault: Vault
+) -> None:
+    from memoryctl.actions import set_pinned
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await until(pilot, lambda: (s := built_ahead(app)) is not None and s.bundle is not None)
+        screen = built_ahead(app)
+        assert screen is not None and "I've gone off mangoes" not in screen.text
+        memory = set_pinned(vault, "wbhh9dh72s", True)
+        app._files_written([memory.path])
+        await until(pilot, lambda: "I've gone off mangoes" in screen.text)
+        await pilot.press("5")
+        await settled(pilot)
+        assert app.screen is screen and screen.text == cli_preview(vault)
+
+
+async def test_nothing_is_built_ahead_while_the_person_types(app: MemoryApp) -> None:
+    from memoryctl.tui.app import IDLE_BEFORE_AHEAD
+    from memoryctl.tui.widgets import MemoryList
+
+    async with app.run_test(size=SIZE) as pilot:
+        memory_list = app.screen.query_one(MemoryList)
+        await until(pilot, lambda: memory_list.pages is not None)  # the app starts its clock
+        await pilot.press("slash")
+        for letter in "mangoes are not" * 2:  # a key every tenth of a second, for three
+            await pilot.press(letter)
+            await pilot.pause(0.1)
+            assert built_ahead(app) is None
+        await until(pilot, lambda: built_ahead(app) is not None, timeout=IDLE_BEFORE_AHEAD + 5)
+
+
+@pytest.mark.parametrize("ahead", [False, True], ids=["built-on-the-visit", "built-ahead"])
+async def test_every_letter_typed_at_once_after_the_preview_key_arrives_in_the_message_box(
+    app: MemoryApp, ahead: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person presses 5 and types straight on, while the screen is still being shown
+    and its bundle read: the keys come as a terminal sends them, a few milliseconds apart."""
+    from textual import events
+
+    import memoryctl.tui.app as app_module
+
+    if not ahead:
+        monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        if ahead:
+            await until(pilot, lambda: (s := built_ahead(app)) is not None and bool(s.targets))
+        else:
+            assert built_ahead(app) is None
+        for key in "5mangoes":
+            app.post_message(events.Key(key, key))
+            await asyncio.sleep(0.01)
+        screen = app.screen
+        assert isinstance(screen, PreviewScreen)
+        box = screen.query_one("#preview-message", Input)
+        await until(pilot, lambda: len(box.value) >= len("mangoes"))
+        assert box.value == "mangoes"
+        await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == "mangoes")
+        assert app.focused is box and box.value == "mangoes"

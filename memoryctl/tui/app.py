@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import gc
+import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
 
 from memoryctl.tui.keys import registered_bindings
 from memoryctl.tui.screen_modes import SCREENS
-from memoryctl.tui.screens.base import FilesChanged
+from memoryctl.tui.screens.base import FilesChanged, ScreenReady
 from memoryctl.tui.screens.help import HelpScreen
 from memoryctl.tui.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.tui.screens.vault import VaultScreen
@@ -30,6 +33,11 @@ if TYPE_CHECKING:
 
 # The screens, in the order of their number keys: (mode, key, name, what it is for).
 MEMORY_SCREEN = "memory"  # the one Memory screen the app keeps (see `open_memory`)
+# Numbered screens built while the person reads the first list, so that their first visit
+# costs what a second one does (`MemoryApp.build_ahead`); and how long the app must have
+# had no key or click before it builds one.
+AHEAD = ("preview",)
+IDLE_BEFORE_AHEAD = 1.0
 
 
 class MemoryApp(App[None]):
@@ -85,6 +93,11 @@ class MemoryApp(App[None]):
         self.state_file = state_path()
         self._theme_remembered: str | None = None
         self._warmed = False
+        self._last_input = time.monotonic()
+        self._building_ahead: Timer | None = None
+        self._built_ahead: list[Screen] = []
+        # The screen in front as each key arrived (`on_key`).
+        self._sent_to: weakref.WeakKeyDictionary[events.Key, Screen] = weakref.WeakKeyDictionary()
         from memoryctl.tui.screens.agents import AgentsScreen
         from memoryctl.tui.screens.corrections import CorrectionsScreen
         from memoryctl.tui.screens.pins import PinsScreen
@@ -149,6 +162,8 @@ class MemoryApp(App[None]):
         if not self._warmed:
             self._warmed = True
             self.find_keyring()
+            self._last_input = time.monotonic()  # the person starts reading the list
+            self._building_ahead = self.set_interval(IDLE_BEFORE_AHEAD / 4, self.build_ahead)
 
     @work(thread=True, group="warm-up", exit_on_error=False, name="find the keyring")
     def find_keyring(self) -> None:
@@ -158,6 +173,58 @@ class MemoryApp(App[None]):
         from memoryctl.mcp.agents import keyring_problem
 
         keyring_problem()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown)) and not event.is_forwarded:
+            self._last_input = time.monotonic()
+            if isinstance(event, events.Key):
+                self._sent_to[event] = self.screen
+        await super().on_event(event)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key typed just after a number key goes to the screen in front as it arrives,
+        before the number key has switched screens (a screen's keys are looked up once the
+        key has passed its widgets): it comes back unused from a screen no longer shown.
+        A letter is sent on to the screen in front, so it is typed there, not lost."""
+        sent_to = self._sent_to.pop(event, None)
+        screen = self.screen
+        if sent_to is None or sent_to is screen or not event.is_printable:
+            return
+        if event.key in screen.active_bindings:
+            return  # the screen in front has a key for it, and that key has done its work
+        (screen.focused or screen).post_message(events.Key(event.key, event.character))
+
+    def build_ahead(self) -> None:
+        """Build the next screen of AHEAD off-screen, once the app has been idle a moment
+        and the index is synced: composed, styled, its content read and laid out, so that
+        its first visit only shows it, as a second visit does. One screen at a time, and
+        none while the person types.
+
+        Textual has no public way to start a screen that is not shown: this starts its
+        mode as a first visit does (Textual's private `App._init_mode`), and lays the
+        screen out once its content is in (`ScreenReady`, Textual's private
+        `Screen._refresh_layout`). `test_preview_is_built_ahead_while_the_list_is_read`
+        fails when that stops working."""
+        if not self.is_running:
+            return  # closing: its screens are being closed
+        if time.monotonic() - self._last_input < IDLE_BEFORE_AHEAD or self.vault.last_sync is None:
+            return
+        if any(not screen.is_mounted for screen in self._built_ahead):
+            return
+        waiting = [mode for mode in AHEAD if mode not in self._screen_stacks]
+        if not waiting:
+            if self._building_ahead is not None:
+                self._building_ahead.stop()
+            return
+        self._init_mode(waiting[0])
+        self._built_ahead.append(self._screen_stacks[waiting[0]][0])
+
+    @on(ScreenReady)
+    def lay_out_ahead(self, message: ScreenReady) -> None:
+        screen = message.screen
+        if screen in self._built_ahead and screen is not self.screen and screen.is_attached:
+            screen._refresh_layout(self.size)
+            screen._compositor.render_full_update()  # its widgets keep the lines they drew
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever runs after the app (a test suite) collects them again

@@ -74,6 +74,13 @@ class FilesChanged(Message, bubble=False):
 
 
 @dataclass
+class ScreenReady(Message):
+    """A screen has read and shown its first content: one built ahead is laid out now."""
+
+    screen: Screen
+
+
+@dataclass
 class WorkFailed(Message):
     what: str
     error: str

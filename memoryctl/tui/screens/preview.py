@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static, TextArea
 
-from memoryctl.tui.screens.base import AppScreen, WorkFailed, opened_index
+from memoryctl.tui.screens.base import AppScreen, ScreenReady, WorkFailed, opened_index
 from memoryctl.tui.widgets.export_dialog import ExportChoice, ExportScreen
 from memoryctl.tui.widgets.footer import KeysFooter
 from memoryctl.tui.widgets.held_out import HeldOut
@@ -266,10 +266,13 @@ class PreviewScreen(AppScreen):
     @on(Loads)
     def loads(self, message: Loads) -> None:
         if message.bundle is self.bundle:
+            first = not self.targets
             self.targets = message.targets
             show_content(
                 self.query_one("#preview-targets", Static), targets_content(message.targets)
             )
+            if first:
+                self.post_message(ScreenReady(self))  # all it shows is in
 
     @on(Input.Changed, "#preview-message")
     def message_changed(self) -> None:
@@ -302,11 +305,14 @@ class PreviewScreen(AppScreen):
 
     def on_key(self, event: events.Key) -> None:
         """A letter typed while the bundle has the focus starts the message: the box takes
-        the focus and the letter. Digits and the other keys keep their bindings."""
+        the focus and the letter. So does one typed before the screen has given the bundle
+        the focus (on its first visit), and one that reached the bundle before the box took
+        the focus (the box stops every letter it is given), so that none is lost. Digits
+        and the other keys keep their bindings."""
         box = self.query_one("#preview-message", Input)
         character = event.character
         if (
-            self.focused is self.query_one("#preview-text", TextArea)
+            self.focused in (None, box, self.query_one("#preview-text", TextArea))
             and event.is_printable
             and character is not None
             and not character.isdigit()
