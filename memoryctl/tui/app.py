@@ -222,6 +222,8 @@ class MemoryApp(App[None]):
     @on(ScreenReady)
     def lay_out_ahead(self, message: ScreenReady) -> None:
         screen = message.screen
+        if not self.is_running:
+            return  # closing: the screens in front are gone
         if screen in self._built_ahead and screen is not self.screen and screen.is_attached:
             screen._refresh_layout(self.size)
             screen._compositor.render_full_update()  # its widgets keep the lines they drew

@@ -237,6 +237,8 @@ class PreviewScreen(AppScreen):
     def built(self, message: Built) -> None:
         if (message.message, message.profile) != (self.message, self.profile):
             return  # the person typed on; a newer bundle is on its way
+        if not self.app.is_running:
+            return  # the app is closing (a screen built ahead may still be reading)
         if self.bundle is None:
             # What the first bundle made (the screen, the bundle builder's caches) lives on:
             # frozen, the collector stops walking it on each rebuild (`MemoryApp.settle`).
