@@ -337,3 +337,48 @@ async def test_every_letter_typed_at_once_after_the_preview_key_arrives_in_the_m
         assert box.value == "mangoes"
         await until(pilot, lambda: screen.bundle is not None and screen.bundle.message == "mangoes")
         assert app.focused is box and box.value == "mangoes"
+
+
+@pytest.mark.parametrize("size", [(100, 32), (80, 24)])
+async def test_the_side_panel_keeps_its_lines_and_the_meter_its_bar_when_it_scrolls(
+    app: MemoryApp, size: tuple[int, int]
+) -> None:
+    async with app.run_test(size=size) as pilot:
+        screen = await open_preview(pilot)
+        await ask(pilot, screen, "bike release mangoes berlin lisbon porto neovim editor")
+        await until(pilot, lambda: bool(screen.targets))
+        await settled(pilot)
+        side = screen.query_one("#preview-side")
+        assert side.max_scroll_y > 0  # it scrolls
+        sections = screen.query_one("#preview-sections", Static)
+        lines = str(sections.content).splitlines()
+        assert sections.size.height == len(lines)  # no line wraps
+        assert [sections.render_line(y).text.rstrip() for y in range(len(lines))] == lines
+        meter = screen.query_one(TokenMeter).render_line(0).text
+        assert "█" in meter or "░" * 8 in meter
+        assert f"{screen.bundle.used:,} / {screen.bundle.budget:,} tokens" in meter
+
+
+@pytest.mark.parametrize("size", [(100, 32), (80, 24)], ids=["100x32", "80x24"])
+@pytest.mark.parametrize("theme", THEMES)
+def test_preview_snapshot_with_a_side_panel_that_scrolls(
+    app: MemoryApp,
+    theme: str,
+    size: tuple[int, int],
+    snap_compare,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "project").mkdir()
+    monkeypatch.chdir(tmp_path / "project")
+
+    async def run_before(pilot: Pilot) -> None:
+        pilot.app.theme = theme
+        screen = await open_preview(pilot)
+        await ask(pilot, screen, "bike release mangoes berlin lisbon porto neovim editor")
+        await until(pilot, lambda: bool(screen.targets))
+        screen.query_one("#preview-message", Input).cursor_blink = False
+        await settled(pilot)
+        quiet(pilot.app)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

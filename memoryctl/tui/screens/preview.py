@@ -114,7 +114,11 @@ class PreviewScreen(AppScreen):
         #preview-profile { width: 24; }
         #preview-main { height: 1fr; }
         #preview-text { width: 3fr; height: 1fr; }
-        #preview-side { width: 2fr; height: 1fr; border: tall $border-blurred; padding: 0 1; }
+        #preview-side {
+            width: 2fr; height: 1fr; border: tall $border-blurred; padding: 0 1;
+            scrollbar-size-vertical: 1;  /* its lines keep their width when it scrolls */
+        }
+        #preview-sections { text-wrap: nowrap; text-overflow: ellipsis; }
         #preview-side > Static, #preview-side > HeldOut { margin: 0 0 1 0; }
         .heading { text-style: bold; color: $text-primary; margin: 0; }
         &.-narrow #preview-main { layout: vertical; }

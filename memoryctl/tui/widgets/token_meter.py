@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 BAR = 24
+MIN_BAR = 8  # narrower than this, the meter leaves its label out to keep its bar
 
 
 def meter_text(label: str, used: int, budget: int, bar: int = BAR) -> Content:
@@ -15,7 +16,7 @@ def meter_text(label: str, used: int, budget: int, bar: int = BAR) -> Content:
     over = used > budget
     style = "$text-error" if over else "$text-warning" if share > 0.8 else "$text-success"
     parts: list[Content | tuple[str, str] | str] = [
-        (f"{label} ", "bold"),
+        (f"{label} " if label else "", "bold"),
         (f"{used:,} / {budget:,} tokens ", ""),
         ("█" * filled, style),
         ("░" * (bar - filled), "$text-muted"),
@@ -24,6 +25,17 @@ def meter_text(label: str, used: int, budget: int, bar: int = BAR) -> Content:
     if over:
         parts.append((f"  ⚠ over the budget by {used - budget:,}", "bold $text-error"))
     return Content.assemble(*parts)
+
+
+def fitted_meter(label: str, used: int, budget: int, width: int) -> Content:
+    """The meter in `width` cells: the bar takes what room the words leave, up to BAR, so
+    the numbers always show; where that is less than MIN_BAR, the label is left out (what
+    the meter counts is said around it) so that the bar still shows."""
+    room = width - len(meter_text(label, used, budget, 0).plain)
+    if room < MIN_BAR and label:
+        label = ""
+        room = width - len(meter_text(label, used, budget, 0).plain)
+    return meter_text(label, used, budget, max(0, min(BAR, room)))
 
 
 class TokenMeter(Widget):
@@ -45,7 +57,4 @@ class TokenMeter(Widget):
         return self.used > self.budget
 
     def render(self) -> Content:
-        # The bar takes what room the words leave, so the numbers always show.
-        words = len(meter_text(self.label, self.used, self.budget, 0).plain)
-        room = self.content_size.width - words
-        return meter_text(self.label, self.used, self.budget, max(0, min(BAR, room)))
+        return fitted_meter(self.label, self.used, self.budget, self.content_size.width)
