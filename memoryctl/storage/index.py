@@ -31,6 +31,7 @@ from memoryctl.storage.index_health import IndexHealth
 from memoryctl.storage.index_lists import IndexLists, ListFilters
 from memoryctl.storage.index_reads import RECENT_CANDIDATES, IndexReads
 from memoryctl.storage.index_sync import Progress, SyncReport
+from memoryctl.storage.vault_identity import vault_identity
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -73,11 +74,12 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
     @classmethod
     def _open(cls, db_path: Path, root: Path, config: VaultConfig) -> Index:
         existed = db_path.exists()
+        identity = vault_identity(root)
         reason = None
         index: Index | None = None
         try:
             index = cls(db_path, root, config)
-            reason = index._why_stale() if existed else None
+            reason = index._why_stale(identity) if existed else None
         except sqlite3.DatabaseError as error:
             reason = f"it could not be read ({error})"
         if reason is not None:
@@ -89,9 +91,10 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
         assert index is not None
         index.built_fresh = not existed
         index._create_schema()
+        index._record_vault(identity)
         return index
 
-    def _why_stale(self) -> str | None:
+    def _why_stale(self, identity: str | None) -> str | None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version == 0:
             return None
@@ -102,6 +105,11 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
             return "Python's Unicode tables changed"
         if self._conn.execute("SELECT 1 FROM meta WHERE key='building'").fetchone():
             return "its last build did not finish"
+        built_for = self._built_for()
+        if identity is not None and built_for is not None and built_for != identity:
+            # The same path, another vault: the old rows and the live checks' mark would
+            # take the new vault's files for ones already checked.
+            return "it was built for another vault at this path"
         self._conn.execute("SELECT count(*) FROM notes").fetchone()
         return None
 
@@ -123,6 +131,18 @@ class Index(IndexHealth, IndexLists, IndexReads, ContestQueries, LiveChanges):
                 session.merge(MetaRow(key="unicode", value=unicodedata.unidata_version))
                 session.commit()
             self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _built_for(self) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key='vault'").fetchone()
+        return row[0] if row else None
+
+    def _record_vault(self, identity: str | None) -> None:
+        """Note the vault this index is for; an index made before it noted one takes it."""
+        if identity is not None and self._built_for() != identity:
+            with self._lock:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('vault', ?)", (identity,)
+                )
 
     def close(self) -> None:
         with self._lock:
