@@ -347,7 +347,10 @@ class VaultScreen(AppScreen):
 
         if self.check_changes():  # what the index took in when it opened
             self.post_message(self.VaultChanged([]))
-        for _report, paths in watch_vault(self.vault, stop=self._stop_watching):
+        # Once it watches, the vault is read again: a file saved after the open read it,
+        # and before the watch began, sends no event.
+        watching = threading.Event()
+        for _report, paths in watch_vault(self.vault, stop=self._stop_watching, watching=watching):
             self.check_changes()
             self.post_message(self.VaultChanged(paths))
 
