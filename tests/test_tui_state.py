@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tui_support import SIZE, settled, toasts, until, vault, vault_path
+from textual.message import Message
+from textual.notifications import Notify
+from tui_support import SIZE, settled, until, vault, vault_path
 
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import make_app
@@ -50,15 +52,25 @@ async def test_the_theme_chosen_is_the_one_the_next_run_starts_with(vault: Vault
         assert again.theme == "textual-light"
 
 
+class Told(list[str]):
+    """Every toast the app put up, kept after it fades: a toast lasts five seconds, and a
+    loaded machine can take longer than that to settle."""
+
+    def __call__(self, message: Message) -> None:
+        if isinstance(message, Notify):
+            self.append(message.notification.message)
+
+
 async def test_an_unreadable_state_file_starts_dark_with_a_warning(vault: Vault) -> None:
     path = state_path()
     path.parent.mkdir(parents=True)
     path.write_text("{not json", encoding="utf-8")
     app = make_app(vault, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
+    told = Told()
+    async with app.run_test(size=SIZE, message_hook=told) as pilot:
         await settled(pilot)
         assert app.theme == "textual-dark"
-        assert any(t.startswith("Starting with the default theme") for t in toasts(app))
+        assert any(t.startswith("Starting with the default theme") for t in told)
         app.theme = "textual-light"
-        await until(pilot, lambda: any("Could not remember the theme" in t for t in toasts(app)))
+        await until(pilot, lambda: any("Could not remember the theme" in t for t in told))
     assert path.read_text(encoding="utf-8") == "{not json"
