@@ -302,7 +302,8 @@ def test_review_screen_snapshot(app: MemoryApp, vault: Vault, theme: str, snap_c
         pilot.app.theme = theme
         screen = await open_review(pilot)
         screen.clock = lambda: NOW  # the diff shows when the retirement would be recorded
-        screen.proposal_highlighted()
+        assert screen.current is not None
+        screen.preview(screen.current)
         await settled(pilot)
         quiet(pilot.app)
 
@@ -384,3 +385,30 @@ async def test_proposals_arriving_after_an_empty_queue_show_their_change_beside_
         await until(pilot, lambda: bool(screen.rows))
         await until(pilot, lambda: str(detail.content).startswith("Retire"))
         assert "the user said they went off mangoes" in str(detail.content)
+
+
+async def test_after_a_decision_the_next_proposals_change_is_worked_out_once(
+    app: MemoryApp, vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memoryctl import review
+
+    built: list[str] = []
+
+    def counted(vault: Vault, item, now: dt.datetime) -> dict[str, str]:
+        built.append(item.proposal.id)
+        return previewing(vault, item, now)
+
+    previewing = review.preview
+    monkeypatch.setattr(review, "preview", counted)
+    mangoes_and_bike(vault)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        first, second = (i.proposal.id for i in screen.rows if i is not None)
+        assert screen.current is not None and screen.current.proposal.id == first
+        built.clear()
+        await pilot.press("a")
+        await until(pilot, lambda: screen.state is not None and len(screen.state.pending) == 1)
+        await settled(pilot)
+        detail = str(screen.query_one("#proposal-text", Static).content)
+        assert "gave it away" in detail and "+status: retired" in detail
+        assert built == [second]

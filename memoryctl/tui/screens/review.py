@@ -336,7 +336,7 @@ class ReviewScreen(AppScreen):
     def read_done(self, message: Read) -> None:
         self.loading = False
         self.state = state = message.state
-        self.show_pending(state.pending)
+        self.show_pending(state.pending, read=True)
         log = self.query_one("#log", ChoiceList)
         keep = log.highlighted_id
         if self.log_follows:
@@ -394,7 +394,12 @@ class ReviewScreen(AppScreen):
             return None
         return self.state.entry(self.query_one("#log", ChoiceList).highlighted_id)
 
-    def show_pending(self, items: list[Item]) -> None:
+    def show_pending(self, items: list[Item], *, read: bool = False) -> None:
+        """List the pending proposals, the cursor on the one it was on or the nearest.
+
+        `read`: the queue as just read from the vault, so the change beside the cursor
+        is worked out again from the files; otherwise (a decision on its way) it waits
+        for the read that follows the decision, which may change it."""
         box = self.query_one("#proposals", ChoiceList)
         box.loading = False
         keep = box.highlighted_id
@@ -427,11 +432,15 @@ class ReviewScreen(AppScreen):
             target = at if at is not None and at < len(self.rows) else choices[0]
             box.highlighted = min(choices, key=lambda n: abs(n - target))
         # The cursor can land where it was (the first row, after a read that found none):
-        # Textual then says nothing, and the pane would keep what it said before.
+        # Textual then says nothing, and the pane would keep what it said before. When it
+        # moves, Textual says so later, and `proposal_highlighted` finds it shown already.
         item = self.current
-        if item is not None and item.proposal.id != self.detail_of:
+        if item is None:
+            return
+        if item.proposal.id != self.detail_of:
             self.detail_of = item.proposal.id
             self.query_one("#proposal-text", Static).update("")
+        if read:
             self.preview(item)
 
     @property
@@ -444,7 +453,7 @@ class ReviewScreen(AppScreen):
     def proposal_highlighted(self) -> None:
         self.refresh_bindings()
         item = self.current
-        if item is not None:
+        if item is not None and item.proposal.id != self.detail_of:
             self.detail_of = item.proposal.id
             self.preview(item)
 
