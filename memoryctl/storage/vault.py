@@ -23,6 +23,7 @@ from memoryctl.memory import Memory, dates_in_file_style, moment
 from memoryctl.storage import gitrepo, notefile, seal, writelock
 from memoryctl.storage.atomic import ChangedOnDisk, create_all, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
+from memoryctl.storage.own_writes import OwnWrites
 from memoryctl.storage.scan import is_memory_path
 
 if TYPE_CHECKING:  # the index pulls in SQLAlchemy; import it only when it is opened
@@ -140,7 +141,7 @@ class Vault:
         # Each file written in the current write, as it was before memoryctl wrote it.
         self._before: dict[str, bytes] = {}
         # The (size, mtime_ns) of files this process wrote, so its watcher skips them.
-        self.own_writes: dict[str, tuple[int, int]] = {}
+        self.own_writes = OwnWrites()
         self._is_git: bool | None = None
 
     @property
@@ -265,11 +266,13 @@ class Vault:
             raise VaultBusy(busy.holder, busy.waited) from None
         if lock.depth == 1:
             self.last_commit = None  # what this write commits, not an earlier one
+            self.own_writes.write_began()
         try:
             yield
         finally:
             if lock.depth == 1:
                 self._before.clear()
+                self.own_writes.write_ended()
             lock.release()
 
     def write(
@@ -368,7 +371,7 @@ class Vault:
             except ChangedOnDisk as error:
                 raise VaultError(str(error)) from None
             for (path, _), stamp in zip(fresh, stamps, strict=True):
-                self._remember_write(path.relative_to(self.root).as_posix(), stamp)
+                self.own_writes.remember(path.relative_to(self.root).as_posix(), stamp)
         rest = [file for file in files if file[2] is not None] if len(fresh) > 16 else files
         if len(rest) > 16:
             # Each write waits for its fsync; run side by side, the file system groups
@@ -440,14 +443,7 @@ class Vault:
             raise VaultError(str(error)) from None
         with contextlib.suppress(OSError):
             st = path.stat()
-            self._remember_write(relpath, (st.st_size, st.st_mtime_ns))
-
-    def _remember_write(self, relpath: str, stamp: tuple[int, int]) -> None:
-        """What this write left (size, mtime), so the watcher skips it as this process's
-        own; forgotten wholesale past 10,000, when a miss only costs a re-read."""
-        if len(self.own_writes) > 10_000:
-            self.own_writes.clear()
-        self.own_writes[relpath] = stamp
+            self.own_writes.remember(relpath, (st.st_size, st.st_mtime_ns))
 
     def commit(
         self, relpaths: list[str], message: str, written: Mapping[str, bytes] | None = None
