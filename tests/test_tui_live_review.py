@@ -57,7 +57,9 @@ async def test_a_fact_written_on_disk_while_the_app_runs_shows_its_proposal(vaul
         screen = await sample_proposals_shown(pilot)
 
         (vault.root / "memories/personal/home/lives-in-berlin.md").write_text(FACT)
-        await until(pilot, lambda: (PORTO, "rule") in pending_targets(screen), timeout=10)
+        # The watcher, the live checks and the screen's read, on a machine that may be
+        # loaded: waited for as long as that may take, never timed.
+        await until(pilot, lambda: (PORTO, "rule") in pending_targets(screen), timeout=30)
         [item] = [i for i in screen.state.pending if PORTO in i.proposal.targets]
         assert item.proposal.ref == BERLIN
         assert "the newer 'Berlin'" in item.proposal.reason
