@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 MEMORY_SCREEN = "memory"  # the one Memory screen the app keeps (see `open_memory`)
 # Numbered screens built while the person reads the first list, so that their first visit
 # costs what a second one does (`MemoryApp.build_ahead`); and how long the app must have
-# had no key or click before it builds one.
+# had no key, click or scroll before it builds one.
 AHEAD = ("preview",)
 IDLE_BEFORE_AHEAD = 1.0
+PERSON_ACTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 
 class MemoryApp(App[None]):
@@ -175,7 +176,7 @@ class MemoryApp(App[None]):
         keyring_problem()
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, (events.Key, events.MouseDown)) and not event.is_forwarded:
+        if isinstance(event, PERSON_ACTS) and not event.is_forwarded:
             self._last_input = time.monotonic()
             if isinstance(event, events.Key):
                 self._sent_to[event] = self.screen
