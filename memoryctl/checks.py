@@ -22,7 +22,7 @@ from memoryctl.anchors import AnchorBreak, RepoFiles, anchor_suggestions, repo_r
 from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
 from memoryctl.memory import Memory
-from memoryctl.proposals import Proposal, Suggestion
+from memoryctl.proposals import BY_CHECK, Proposal, Suggestion
 from memoryctl.rules import load_registry, rule_suggestions
 from memoryctl.storage.vault import Vault
 
@@ -38,9 +38,13 @@ REOPENED = "what proposed it is back"
 
 
 def withdrawn_by_check(proposal: Proposal) -> bool:
-    """Whether a check (not the person, nor a decision) withdrew this proposal."""
+    """Whether a check (not the person, nor a decision) withdrew this proposal: as its
+    decision records it, or, in a file written before decisions said who withdrew, as
+    the note a check writes says."""
     if proposal.state != "withdrawn" or proposal.decision is None:
         return False
+    if proposal.decision.by is not None:
+        return proposal.decision.by == BY_CHECK
     note = proposal.decision.note or ""
     return note in (NO_LONGER_FOUND, TRIGGER_UNDONE, ANCHORS_FINE) or note.endswith(ALREADY_RETIRED)
 
@@ -191,7 +195,8 @@ def withdraw_stale(
         if any(m is None for m in targets):
             continue
         retired = [m.id for m in targets if m is not None and m.status == "retired"]
-        change.withdraw([proposal], f"{', '.join(retired)}{ALREADY_RETIRED}" if retired else note)
+        why = f"{', '.join(retired)}{ALREADY_RETIRED}" if retired else note
+        change.withdraw([proposal], why, by=BY_CHECK)
 
 
 def _file(change: Change, suggestions: list[Suggestion], report: CheckReport) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from memoryctl import lineage, review_actions
 from memoryctl.memory import Memory, iso
 from memoryctl.proposals import (
+    BY_DECISION,
     Decision,
     Listing,
     Proposal,
@@ -146,9 +147,11 @@ class Change:
         sha = self._sha(memory)
         return self._new_file(suggestion, {memory.id: sha} if sha else {}, decision)
 
-    def decide(self, proposal: Proposal, raw: bytes, state: str, note: str | None) -> Proposal:
+    def decide(
+        self, proposal: Proposal, raw: bytes, state: str, note: str | None, by: str | None = None
+    ) -> Proposal:
         """Record a decision in a proposal's file (read just before, as `raw`)."""
-        decision = Decision(iso(self.now), state, note)
+        decision = Decision(iso(self.now), state, note, by)
         data = decided_bytes(proposal, raw, decision)
         self._files[proposal.path] = (data, proposal.sha)
         decided = replaced_copy(
@@ -161,13 +164,13 @@ class Change:
         self._written[proposal.path] = decided
         return decided
 
-    def withdraw(self, proposals: Iterable[Proposal], note: str) -> None:
+    def withdraw(self, proposals: Iterable[Proposal], note: str, *, by: str) -> None:
         for proposal in proposals:
             if proposal.path in self._files or not proposal.is_pending:
                 continue
             fresh, raw = self.store.read(proposal)
             if fresh.is_pending:
-                self.withdrawn.append(self.decide(fresh, raw, "withdrawn", note))
+                self.withdrawn.append(self.decide(fresh, raw, "withdrawn", note, by))
 
     def reopen(self, proposals: Iterable[Proposal], note: str) -> list[Proposal]:
         """Make these withdrawn proposals pending again, each as it is on disk now."""
@@ -220,7 +223,7 @@ class Change:
 
     def withdraw_lineage(self, ancestor: str, trigger: str, note: str) -> None:
         """Withdraw the pending lineage proposals one decision about `ancestor` made."""
-        self.withdraw(lineage_from(self.queue.proposals, ancestor, trigger), note)
+        self.withdraw(lineage_from(self.queue.proposals, ancestor, trigger), note, by=BY_DECISION)
 
     def supersede(self, memory: Memory, actions: Sequence[str], note: str) -> None:
         """Withdraw pending proposals that ask only for what was just done to `memory`."""
@@ -231,6 +234,7 @@ class Change:
                 if p.is_pending and p.targets == (memory.id,) and p.action in actions
             ],
             note,
+            by=BY_DECISION,
         )
 
     def commit(self, message: str, *, lock_wait: float | None = None) -> str | None:

@@ -30,6 +30,10 @@ from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.vault import Vault, VaultError, read_file
 
 STATES = ("pending", "approved", "declined", "withdrawn")
+# Who withdrew a proposal, as its decision records it: a check that no longer found it
+# (and brings it back when it finds it again), a decision that made it moot, or the
+# person undoing a decision they made directly.
+BY_CHECK, BY_DECISION, BY_PERSON = "check", "decision", "person"
 ORIGINS = ("rule", "explicit", "anchor", "expiry", "lineage", "agent", "user", "import", "sync")
 
 
@@ -91,11 +95,14 @@ class Decision:
     at: str
     state: str
     note: str | None = None
+    by: str | None = None  # who withdrew it (BY_CHECK, ...); None in files from before
 
     def as_dict(self) -> dict[str, str]:
         data = {"at": self.at, "state": self.state}
         if self.note:
             data["note"] = self.note
+        if self.by:
+            data["by"] = self.by
         return data
 
 
@@ -135,7 +142,9 @@ class Proposal:
             "created": self.created,
             "state": self.state,
             "decision": (
-                {"at": self.decision.at, "note": self.decision.note} if self.decision else None
+                {"at": self.decision.at, "note": self.decision.note, "by": self.decision.by}
+                if self.decision
+                else None
             ),
             "history": [d.as_dict() for d in self.history],
             "key": self.key,
@@ -183,7 +192,7 @@ def _decision(value: Any, where: str) -> Decision:
     state = str(value.get("state") or "")
     if state not in STATES:
         raise ProposalError(f"{where}: state {state!r} is not one of {', '.join(STATES)}")
-    return Decision(at, state, _text(value.get("note")))
+    return Decision(at, state, _text(value.get("note")), _text(value.get("by")))
 
 
 def proposal_from_file(relpath: str, raw: bytes, fallback_created: str) -> Proposal:
@@ -315,6 +324,7 @@ def decision_changes(decision: Decision, history: Sequence[Decision]) -> dict[st
         changes["decision"] = {
             "at": moment(decision.at),
             **({"note": decision.note} if decision.note else {}),
+            **({"by": decision.by} if decision.by else {}),
         }
     entries = [*history, decision]
     changes["history"] = [

@@ -21,6 +21,7 @@ from memoryctl import review_actions
 from memoryctl.decisions import DIRECT, Change, Outcome, commit_message
 from memoryctl.memory import Memory, parse_moment
 from memoryctl.proposals import (
+    BY_PERSON,
     NoSuchProposal,
     Proposal,
     ProposalError,
@@ -441,7 +442,7 @@ def undo(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None) -
         for memory in memories:
             taken.reverse(change, vault, vault.load(memory), proposal.id)
     state = "withdrawn" if direct else "pending"
-    decided = change.decide(proposal, raw, state, note or "undone")
+    decided = change.decide(proposal, raw, state, note or "undone", BY_PERSON if direct else None)
     return _committed(vault, change, "Undo", proposal, decided, memories)
 
 
