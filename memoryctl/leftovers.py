@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memoryctl.storage import gitrepo
-from memoryctl.storage.config import ALWAYS_IGNORED_DIRS
+from memoryctl.storage.config import ALWAYS_IGNORED_DIRS, OWN_DIR
 from memoryctl.storage.scan import is_memory_path
 from memoryctl.storage.vault import Vault
 
@@ -36,10 +36,13 @@ class Leftover:
 
 
 def temporary_files(root: Path) -> list[str]:
-    """memoryctl's temporary files anywhere in the vault (git's folder aside)."""
+    """memoryctl's temporary files anywhere in the vault, its own `.memoryctl/` folder
+    included (a write of the vault's id can be cut short too). The folders of git and
+    of other tools are left alone, and so is every name memoryctl's writes do not give."""
     found = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git" and d not in ALWAYS_IGNORED_DIRS]
+        at_root = folder == str(root)
+        dirs[:] = [d for d in dirs if d not in ALWAYS_IGNORED_DIRS or (at_root and d == OWN_DIR)]
         for name in files:
             if _TEMPORARY.fullmatch(name):
                 found.append(Path(folder, name).relative_to(root).as_posix())

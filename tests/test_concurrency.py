@@ -534,6 +534,11 @@ KILLED_WHILE = textwrap.dedent(
         print("stopped", flush=True)
         time.sleep(600)
 
+    if sys.argv[2] == "identifying":
+        from memoryctl.storage.vault_identity import vault_identity
+
+        os.link = stop_here  # the vault's new id is in its temporary file, not yet in place
+        vault_identity(Path(sys.argv[1]))
     if sys.argv[2] == "writing":
         os.fsync = stop_here  # the temporary file is written; the rename is not done
     else:
@@ -600,6 +605,62 @@ def test_doctor_reports_what_a_killed_write_left_and_fix_removes_the_leftovers(v
         "warning: memories/default/cut-short-while-committing.md: saved but not committed"
     ]
     assert (vault_dir / "memories/default/cut-short-while-committing.md").exists()
+
+
+def doctor_fix_answered(root: Path, answer: str) -> subprocess.CompletedProcess[str]:
+    """`memoryctl doctor --fix` in a terminal, where the person types `answer`."""
+    import pty
+
+    keyboard, terminal = pty.openpty()
+    try:
+        os.write(keyboard, f"{answer}\n".encode())
+        return subprocess.run(
+            [sys.executable, "-m", "memoryctl", "--vault", str(root), "doctor", "--fix"],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(terminal)
+        os.close(keyboard)
+
+
+def test_doctor_finds_what_a_write_of_the_vault_id_left_and_removes_it_only_when_told(
+    vault_dir, cli
+):
+    identity = vault_dir / ".memoryctl" / "vault-id"
+    identity.unlink(missing_ok=True)  # a vault opened for the first time
+    killed_while(vault_dir, "identifying")
+    (left,) = (vault_dir / ".memoryctl").glob(".vault-id.*.tmp")
+    relpath = f".memoryctl/{left.name}"
+    # What memoryctl did not name as its own temporary files stays out of it.
+    (vault_dir / ".memoryctl" / "notes.tmp").write_text("the person's own\n")
+    (vault_dir / ".obsidian").mkdir()
+    (vault_dir / ".obsidian" / ".workspace.0123abcd.tmp").write_text("{}\n")
+
+    doctor = cli("--vault", str(vault_dir), "doctor")
+    assert (
+        f"warning: {relpath}: a temporary file left by a write that stopped "
+        "(memoryctl doctor --fix)" in doctor.out.splitlines()
+    )
+    assert "notes.tmp" not in doctor.out and ".workspace" not in doctor.out
+
+    kept = doctor_fix_answered(vault_dir, "n")
+    assert kept.returncode == 0, kept.stderr
+    assert f"  {relpath}: remove it (left by a write that stopped)" in kept.stdout.splitlines()
+    assert "Nothing changed." in kept.stdout
+    assert left.exists()
+
+    removed = doctor_fix_answered(vault_dir, "y")
+    assert removed.returncode == 0, removed.stderr
+    assert "Apply them, in one commit? [y/N] " in removed.stdout
+    assert f"Removed {relpath}.\n" in removed.stdout
+    assert not left.exists()
+    assert (vault_dir / ".memoryctl" / "notes.tmp").exists()
+    assert (vault_dir / ".obsidian" / ".workspace.0123abcd.tmp").exists()
+    assert identity.exists()  # the vault has its id, made by the commands that opened it
+    assert relpath not in cli("--vault", str(vault_dir), "doctor").out
 
 
 def test_doctor_names_a_decision_record_whose_proposal_is_missing(vault_dir, cli):

@@ -12,8 +12,10 @@ from typing import Any
 CONFIG_NAME = "memoryctl.toml"
 # Top-level files an agent reads (an export may write them into the vault) are not memories.
 DEFAULT_IGNORE = ("README.md", "AGENTS.md", "CLAUDE.md", "proposals/", "node_modules/")
+# memoryctl's own folder in a vault (the vault's id, the write lock without git).
+OWN_DIR = ".memoryctl"
 # Folders that are never memories, whatever the settings say.
-ALWAYS_IGNORED_DIRS = frozenset({".git", ".memoryctl", ".obsidian", ".trash"})
+ALWAYS_IGNORED_DIRS = frozenset({".git", OWN_DIR, ".obsidian", ".trash"})
 # The review queue's folder at the vault's root: its files are proposals, never memories,
 # even when a vault's own `ignore` list leaves it out.
 PROPOSALS_DIR = "proposals"
