@@ -22,7 +22,7 @@ from frontmatter.default_handlers import YAMLHandler
 
 from memoryctl.actions import slug
 from memoryctl.memory import parse_moment
-from memoryctl.storage import yamlsubset
+from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.notefile import yaml_reason
 
 
@@ -84,9 +84,29 @@ def read_bytes(path: Path) -> bytes:
     return path.read_bytes()
 
 
+class UnreadableFile(Exception):
+    """A source file that cannot be read as a text of memories (not UTF-8, binary, too
+    large, or, below, broken frontmatter): the file is skipped with the reason, as
+    `doctor` words it for a memory, and never touched, so the person can mend it and
+    import again. Nothing is imported half read."""
+
+
 def read_text(path: Path) -> str:
-    """A source file's text; bytes that are not UTF-8 become U+FFFD (nothing is written)."""
-    return read_bytes(path).decode("utf-8", errors="replace").replace("\r\n", "\n")
+    """A source file's text, without a BOM and with LF line endings (nothing is written).
+
+    Raises UnreadableFile for a file larger than the vault's limit, one that is not
+    UTF-8, and one that holds NUL bytes (a binary file saved under a text name)."""
+    _saw(path)
+    if path.stat().st_size > notefile.MAX_FILE_BYTES:
+        raise UnreadableFile(f"file is larger than {notefile.MAX_FILE_BYTES // 2**20} MB")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UnreadableFile(f"not valid UTF-8 (byte {error.start})") from None
+    if "\x00" in text:
+        raise UnreadableFile("a binary file, not text")
+    return text.removeprefix(notefile.BOM).replace("\r\n", "\n")
 
 
 class _FastYAML(YAMLHandler):
@@ -102,10 +122,14 @@ class _FastYAML(YAMLHandler):
 _FAST_YAML = _FastYAML()
 
 
-class UnreadableFrontmatter(Exception):
+class UnreadableFrontmatter(UnreadableFile):
     """A source file's frontmatter cannot be read: the file is skipped, with the reason,
-    rather than imported as text that begins with broken YAML. The source is never
-    touched, so the person can mend it and import again."""
+    rather than imported as text that begins with broken YAML."""
+
+
+def read_note(path: Path) -> tuple[dict[str, Any], str]:
+    """A source file's frontmatter and body; raises UnreadableFile, with the reason."""
+    return split_frontmatter(read_text(path))
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:

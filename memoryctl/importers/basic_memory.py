@@ -22,14 +22,13 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
-    UnreadableFrontmatter,
+    UnreadableFile,
     file_dates,
     item_key,
     markdown_files,
     moment_or_none,
-    read_text,
+    read_note,
     relative,
-    split_frontmatter,
 )
 
 _OBSERVATION = re.compile(r"[ \t]*[-*][ \t]+\[([^\]\[]+)\][ \t]+(.+)")
@@ -65,8 +64,8 @@ def read(path: Path) -> Iterator[Item]:
     for file in markdown_files(path):
         name = relative(file, path)
         try:
-            data, body = split_frontmatter(read_text(file))
-        except UnreadableFrontmatter as error:
+            data, body = read_note(file)
+        except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue
         title = str(data.get("title") or file.stem).strip()

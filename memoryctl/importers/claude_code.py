@@ -19,13 +19,13 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
-    UnreadableFrontmatter,
+    UnreadableFile,
     file_dates,
     markdown_files,
     moment_or_none,
+    read_note,
     read_text,
     relative,
-    split_frontmatter,
 )
 from memoryctl.importers.sections import document_memories
 from memoryctl.memory import kind_of_claude_type
@@ -43,19 +43,11 @@ def read(path: Path) -> Iterator[Item]:
     linked = {name for _, name in topics}
     index = folder / INDEX
     if index.is_file():
-        kept = []
-        for line in read_text(index).split("\n"):
-            match = _LINK_LINE.fullmatch(line)
-            if match and match.group(1).removeprefix("./") in linked:
-                target = match.group(1).removeprefix("./")
-                yield Skipped(f"{INDEX}#{target}", f"an index line for {target}, imported from it")
-                continue
-            kept.append(line)
-        yield from document_memories(INDEX, "\n".join(kept))
+        yield from _index_memories(index, linked)
     for topic, name in topics:
         try:
-            data, body = split_frontmatter(read_text(topic))
-        except UnreadableFrontmatter as error:
+            data, body = read_note(topic)
+        except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue
         if not body.strip() and not data.get("description"):
@@ -75,3 +67,22 @@ def read(path: Path) -> Iterator[Item]:
             updated=moment_or_none(data.get("updated")) or updated,
             extra=extra,
         )
+
+
+def _index_memories(index: Path, linked: set[str]) -> Iterator[Item]:
+    """MEMORY.md by sections, without its lines that only link to a topic file (each
+    is reported: the topic file is imported itself)."""
+    try:
+        text = read_text(index)
+    except UnreadableFile as error:
+        yield Skipped(INDEX, str(error))
+        return
+    kept = []
+    for line in text.split("\n"):
+        match = _LINK_LINE.fullmatch(line)
+        if match and match.group(1).removeprefix("./") in linked:
+            target = match.group(1).removeprefix("./")
+            yield Skipped(f"{INDEX}#{target}", f"an index line for {target}, imported from it")
+            continue
+        kept.append(line)
+    yield from document_memories(INDEX, "\n".join(kept))

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from memoryctl.importers.base import ImportSourceError, Item, markdown_files, read_text, relative
-from memoryctl.importers.sections import document_memories
+from memoryctl.importers.base import ImportSourceError, Item, markdown_files, relative
+from memoryctl.importers.sections import file_memories
 
 FOLDER = "memory-bank"
 
@@ -24,4 +24,4 @@ def read(path: Path) -> Iterator[Item]:
         raise ImportSourceError(f"{path}: no such folder")
     for file in markdown_files(folder):
         name = relative(file, folder)
-        yield from document_memories(name, read_text(file), tags=(file.stem,))
+        yield from file_memories(name, file, tags=(file.stem,))

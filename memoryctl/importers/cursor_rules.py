@@ -21,14 +21,13 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
-    UnreadableFrontmatter,
+    UnreadableFile,
     file_dates,
     files_under,
-    read_text,
+    read_note,
     relative,
-    split_frontmatter,
 )
-from memoryctl.importers.sections import document_memories
+from memoryctl.importers.sections import file_memories
 
 OWN_EXPORT = Path(DEFAULT_PATHS["cursor-rules"]).name
 
@@ -44,12 +43,12 @@ def read(path: Path) -> Iterator[Item]:
     folder = _rules_folder(path)
     legacy = path / ".cursorrules"
     if legacy.is_file():
-        yield from document_memories(".cursorrules", read_text(legacy))
+        yield from file_memories(".cursorrules", legacy)
     for file in files_under(folder, (".mdc", ".md")):
         name = relative(file, path)
         try:
-            data, body = split_frontmatter(read_text(file))
-        except UnreadableFrontmatter as error:
+            data, body = read_note(file)
+        except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue
         if file.name == OWN_EXPORT or data.get("description") == CURSOR_DESCRIPTION:

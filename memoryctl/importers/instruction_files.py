@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from memoryctl.importers.base import ImportSourceError, Item, read_text
-from memoryctl.importers.sections import document_memories
+from memoryctl.importers.base import ImportSourceError, Item
+from memoryctl.importers.sections import file_memories
 
 FILE_NAMES = {"claude-md": "CLAUDE.md", "agents-md": "AGENTS.md", "gemini-md": "GEMINI.md"}
 
@@ -25,4 +25,4 @@ def source_file(source: str, path: Path) -> Path:
 
 def read(source: str, path: Path) -> Iterator[Item]:
     file = source_file(source, path)
-    yield from document_memories(file.name, read_text(file))
+    yield from file_memories(file.name, file)

@@ -15,12 +15,11 @@ from memoryctl.importers.base import (
     ImportSourceError,
     Item,
     Skipped,
-    UnreadableFrontmatter,
+    UnreadableFile,
     file_dates,
     markdown_files,
-    read_text,
+    read_note,
     relative,
-    split_frontmatter,
 )
 
 SYSTEM = "system/"
@@ -32,8 +31,8 @@ def read(path: Path) -> Iterator[Item]:
     for file in markdown_files(path):
         name = relative(file, path)
         try:
-            data, body = split_frontmatter(read_text(file))
-        except UnreadableFrontmatter as error:
+            data, body = read_note(file)
+        except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue
         if not body.strip():

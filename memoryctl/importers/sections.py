@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from memoryctl.bundle_formats import END
 from memoryctl.export import BEGIN_PREFIX, outside_code
-from memoryctl.importers.base import Found, Item, Skipped, item_key
+from memoryctl.importers.base import Found, Item, Skipped, UnreadableFile, item_key, read_text
 
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
@@ -105,3 +106,23 @@ def document_memories(label: str, text: str, *, tags: tuple[str, ...] = ()) -> I
         group = f"{label}#{name}"
         for item in items:
             yield Found(f"{group}:{item_key(item, keys)}", item, tags=tags, group=group)
+
+
+def file_memories(label: str, path: Path, *, tags: tuple[str, ...] = ()) -> Iterator[Item]:
+    """Memories of one instruction file read from disk. A file that cannot be read, and
+    one that gives no memory at all, is reported by its name with the reason, so that no
+    file of the source goes unmentioned."""
+    try:
+        text = read_text(path)
+    except UnreadableFile as error:
+        yield Skipped(label, str(error))
+        return
+    found = False
+    for item in document_memories(label, text, tags=tags):
+        found = found or isinstance(item, Found)
+        yield item
+    if not found:
+        yield Skipped(label, "empty" if not text.strip() else _NOTHING_OF_ITS_OWN)
+
+
+_NOTHING_OF_ITS_OWN = "no text of its own (only headings, imports or memoryctl's block)"

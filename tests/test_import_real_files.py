@@ -1,0 +1,130 @@
+"""Imports of files as people's tools and editors really leave them: a BOM from a
+Windows editor, CRLF, no trailing newline, an empty file, a binary file under a text
+name, Cursor's unquoted globs. Every file of the source is either imported or reported
+with its path and reason; the source is never changed; a second import adds nothing;
+the vault the import made has no problem for `doctor`. The fixtures are written here,
+in the shapes of each tool's documentation and public examples.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def _tree(root: Path, files: dict[str, bytes]) -> dict[str, bytes]:
+    for relpath, raw in files.items():
+        target = root / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(raw)
+    return files
+
+
+def _unchanged(root: Path, files: dict[str, bytes]) -> bool:
+    return all((root / relpath).read_bytes() == raw for relpath, raw in files.items())
+
+
+def _import(cli, vault_dir: Path, source: str, path: Path) -> dict:
+    result = cli("--vault", str(vault_dir), "import", source, str(path), "--json")
+    assert result.code == 0, result.err
+    return result.json()
+
+
+def _by_file(data: dict) -> dict[str, str]:
+    """Each skipped part's reason, by its ref from the source's folder on."""
+    return {s["ref"].removeprefix(data["path"] + "/"): s["reason"] for s in data["skipped"]}
+
+
+def _clean_and_idempotent(cli, vault_dir: Path, source: str, path: Path) -> None:
+    again = _import(cli, vault_dir, source, path)
+    assert again["made"] == [] and again["proposed"] == [] and again["commit"] is None
+    doctor = cli("--vault", str(vault_dir), "doctor")
+    assert doctor.code == 0 and "No problems found." in doctor.out, doctor.out
+
+
+def test_a_cline_memory_bank_with_an_empty_and_a_binary_file_reports_both_by_name(
+    vault_dir, tmp_path, cli
+):
+    bank = tmp_path / "project"
+    files = _tree(
+        bank,
+        {
+            "memory-bank/projectbrief.md": b"# Project Brief\n\n## Goal\nA recipe app.\n",
+            "memory-bank/activeContext.md": b"# Active Context\r\n\r\n## Focus\r\nSync.",
+            "memory-bank/progress.md": b"",
+            "memory-bank/systemPatterns.md": b"# System Patterns\n",
+            "memory-bank/techContext.md": b"\xff\xfe#\x00 \x00T\x00",
+        },
+    )
+    data = _import(cli, vault_dir, "cline", bank)
+    assert sorted(m["title"] for m in data["made"]) == ["Focus", "Goal"]
+    assert _by_file(data) == {
+        "progress.md": "empty",
+        "systemPatterns.md": "no text of its own (only headings, imports or memoryctl's block)",
+        "techContext.md": "not valid UTF-8 (byte 0)",
+    }
+    assert _unchanged(bank, files)
+    _clean_and_idempotent(cli, vault_dir, "cline", bank)
+
+
+def test_an_empty_claude_md_is_reported_rather_than_passed_over(vault_dir, tmp_path, cli):
+    (tmp_path / "CLAUDE.md").write_bytes(b"\n")
+    data = _import(cli, vault_dir, "claude-md", tmp_path)
+    assert data["made"] == []
+    assert _by_file(data) == {"CLAUDE.md": "empty"}
+
+
+@pytest.mark.parametrize(
+    ("source", "relpath"),
+    [
+        ("claude-code", "memory/user_role.md"),
+        ("letta", "letta/system/human.md"),
+        ("basic-memory", "notes/Coffee.md"),
+        ("cursor-rules", "project/.cursor/rules/style.mdc"),
+    ],
+)
+def test_a_file_saved_with_a_bom_keeps_its_frontmatter(vault_dir, tmp_path, cli, source, relpath):
+    """Notepad and PowerShell begin a UTF-8 file with a BOM; the frontmatter after it is
+    the file's frontmatter, not text of the memory."""
+    raw = (
+        b"\xef\xbb\xbf---\r\nname: Tea person\r\ntitle: Tea person\r\n"
+        b"description: Tea person\r\n---\r\nDrinks green tea, no sugar."
+    )
+    files = _tree(tmp_path, {relpath: raw})
+    data = _import(cli, vault_dir, source, tmp_path / relpath.split("/")[0])
+    assert [m["title"] for m in data["made"]] == ["Tea person"]
+    shown = cli("--vault", str(vault_dir), "show", data["made"][0]["id"])
+    assert "Drinks green tea, no sugar." in shown.out and "---" not in shown.out
+    assert _unchanged(tmp_path, files)
+    _clean_and_idempotent(cli, vault_dir, source, tmp_path / relpath.split("/")[0])
+
+
+def test_a_binary_file_with_a_markdown_name_is_skipped_not_imported_as_garbage(
+    vault_dir, tmp_path, cli
+):
+    folder = tmp_path / "memory"
+    files = _tree(
+        folder,
+        {
+            "pasted.md": b"PK\x03\x04\x00\x00\x08\x00 a zip saved as .md",
+            "user_role.md": b"---\nname: Role\ntype: user\n---\nA Go engineer.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "claude-code", folder)
+    assert [m["title"] for m in data["made"]] == ["Role"]
+    assert _by_file(data) == {"pasted.md": "a binary file, not text"}
+    assert _unchanged(folder, files)
+
+
+def test_a_source_file_larger_than_a_vault_file_may_be_is_skipped_unread(
+    vault_dir, tmp_path, cli
+):
+    """A memory made from it would be a file the vault refuses to read."""
+    folder = tmp_path / "letta"
+    _tree(folder, {"system/persona.md": b"I am a coding agent.\n"})
+    with (folder / "archive.md").open("wb") as big:
+        big.truncate(10 * 1024 * 1024 + 1)
+    data = _import(cli, vault_dir, "letta", folder)
+    assert [m["title"] for m in data["made"]] == ["system/persona"]
+    assert _by_file(data) == {"archive.md": "file is larger than 10 MB"}
