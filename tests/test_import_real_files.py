@@ -117,9 +117,7 @@ def test_a_binary_file_with_a_markdown_name_is_skipped_not_imported_as_garbage(
     assert _unchanged(folder, files)
 
 
-def test_a_source_file_larger_than_a_vault_file_may_be_is_skipped_unread(
-    vault_dir, tmp_path, cli
-):
+def test_a_source_file_larger_than_a_vault_file_may_be_is_skipped_unread(vault_dir, tmp_path, cli):
     """A memory made from it would be a file the vault refuses to read."""
     folder = tmp_path / "letta"
     _tree(folder, {"system/persona.md": b"I am a coding agent.\n"})
@@ -128,3 +126,53 @@ def test_a_source_file_larger_than_a_vault_file_may_be_is_skipped_unread(
     data = _import(cli, vault_dir, "letta", folder)
     assert [m["title"] for m in data["made"]] == ["system/persona"]
     assert _by_file(data) == {"archive.md": "file is larger than 10 MB"}
+
+
+def test_cursor_rules_with_unquoted_globs_come_in_as_cursor_reads_them(vault_dir, tmp_path, cli):
+    """Cursor writes `globs: *.py` without quotes; YAML reads `*` as an alias and fails,
+    but Cursor reads the line as it stands, and so must the import."""
+    project = tmp_path / "project"
+    files = _tree(
+        project,
+        {
+            ".cursor/rules/python.mdc": (
+                b"---\ndescription: Python style\nglobs: *.py\nalwaysApply: false\n---\n"
+                b"# Python\n\n- Use ruff.\n"
+            ),
+            ".cursor/rules/meta.mdc": (
+                b"---\ndescription: 'Rule files'\nglobs: *.mdc, .cursor/**\n"
+                b"alwaysApply: true\n---\nFrontmatter first."
+            ),
+            ".cursor/rules/broken.mdc": b"---\ndescription: [unclosed\nglobs: *.py\n---\nText\n",
+        },
+    )
+    data = _import(cli, vault_dir, "cursor-rules", project)
+    assert sorted(m["title"] for m in data["made"]) == ["Python style", "Rule files"]
+    assert list(_by_file(data)) == [".cursor/rules/broken.mdc"]
+    pins = cli("--vault", str(vault_dir), "list", "--pinned", "--json").json()
+    assert [p["title"] for p in pins] == ["Rule files"]
+    kept = sorted(
+        (vault_dir / m["path"]).read_text(encoding="utf-8").split("globs: ")[1].split("\n")[0]
+        for m in data["made"]
+    )
+    assert kept == ['"*.mdc, .cursor/**"', '"*.py"']
+    assert _unchanged(project, files)
+    _clean_and_idempotent(cli, vault_dir, "cursor-rules", project)
+
+
+def test_a_project_with_only_a_cursorrules_file_imports_it_and_not_its_readme(
+    vault_dir, tmp_path, cli
+):
+    project = tmp_path / "project"
+    _tree(
+        project,
+        {
+            ".cursorrules": b"Always write tests first.\n",
+            "README.md": b"# My project\nInstall with pip.\n",
+            "docs/design.md": b"# Design\nA long document.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "cursor-rules", project)
+    assert [m["ref"].removeprefix(data["path"] + "/") for m in data["made"]] == [
+        ".cursorrules#(top)"
+    ]

@@ -11,8 +11,12 @@ PATH is the project (holding `.cursor/rules/`) or the rules folder itself.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from memoryctl.bundle_formats import CURSOR_DESCRIPTION
 from memoryctl.export import DEFAULT_PATHS
@@ -22,32 +26,67 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     UnreadableFile,
+    UnreadableFrontmatter,
     file_dates,
     files_under,
-    read_note,
+    read_text,
     relative,
+    split_frontmatter,
 )
 from memoryctl.importers.sections import file_memories
 
 OWN_EXPORT = Path(DEFAULT_PATHS["cursor-rules"]).name
+LEGACY = ".cursorrules"
 
 
-def _rules_folder(path: Path) -> Path:
+def _rules_folder(path: Path) -> Path | None:
+    """The folder of rule files: the project's `.cursor/rules`, else PATH itself when it
+    is not a project with only a legacy `.cursorrules` (whose other Markdown files, its
+    README and docs, are no rules)."""
     candidate = path / ".cursor" / "rules"
-    return candidate if candidate.is_dir() else path
+    if candidate.is_dir():
+        return candidate
+    return None if (path / LEGACY).is_file() else path
+
+
+def _rule(file: Path) -> tuple[dict[str, Any], str]:
+    """A rule file's frontmatter and text. Cursor writes `globs: *.tsx, src/**` without
+    quotes, which YAML cannot read (`*` begins an alias) though Cursor reads the line as
+    it stands: when YAML refuses a frontmatter, its `globs` line is read as that text and
+    the rest as YAML again. Any other fault still skips the file, with its reason."""
+    text = read_text(file)
+    try:
+        return split_frontmatter(text)
+    except UnreadableFrontmatter:
+        lines = text.split("\n")
+        for number, line in enumerate(lines):
+            match = _GLOBS_LINE.fullmatch(line)
+            if match and number > 0:
+                lines[number] = f"globs: {json.dumps(match.group(1))}"
+                with contextlib.suppress(UnreadableFrontmatter):
+                    return split_frontmatter("\n".join(lines))
+                break
+        raise
+
+
+_GLOBS_LINE = re.compile(r"globs[ \t]*:[ \t]+(\S.*?)[ \t]*")
+
+
+def _always_applies(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
 def read(path: Path) -> Iterator[Item]:
     if not path.is_dir():
         raise ImportSourceError(f"{path}: no such folder")
     folder = _rules_folder(path)
-    legacy = path / ".cursorrules"
+    legacy = path / LEGACY
     if legacy.is_file():
-        yield from file_memories(".cursorrules", legacy)
-    for file in files_under(folder, (".mdc", ".md")):
+        yield from file_memories(LEGACY, legacy)
+    for file in files_under(folder, (".mdc", ".md")) if folder else ():
         name = relative(file, path)
         try:
-            data, body = read_note(file)
+            data, body = _rule(file)
         except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue
@@ -68,7 +107,7 @@ def read(path: Path) -> Iterator[Item]:
             body.strip(),
             title=str(description).strip() if description else file.stem,
             kind="constraint",
-            pinned=data.get("alwaysApply") is True,
+            pinned=_always_applies(data.get("alwaysApply")),
             created=created,
             updated=updated,
             extra=extra,
