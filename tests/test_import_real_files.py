@@ -176,3 +176,39 @@ def test_a_project_with_only_a_cursorrules_file_imports_it_and_not_its_readme(
     assert [m["ref"].removeprefix(data["path"] + "/") for m in data["made"]] == [
         ".cursorrules#(top)"
     ]
+
+
+def test_basic_memory_tasks_and_code_are_the_notes_text_and_a_shown_name_is_no_target(
+    vault_dir, tmp_path, cli
+):
+    """Basic Memory itself reads `- [ ] task` and `- [x] done` as Markdown tasks, not as
+    observations with a blank category, and `[[Target|shown]]` as a link to Target."""
+    project = tmp_path / "basic-memory"
+    note = (
+        "---\ntitle: Espresso Notes\ntags:\n- coffee\n- \n- 2024-05-01\n---\n\n"
+        "# Espresso Notes\n\nDialing in the new grinder.\n\n"
+        "- [technique] Grind finer when shots run fast #espresso\n"
+        "- [ ] Buy a scale\n- [x] Descale the machine\n\n"
+        "```markdown\n- [example] Not an observation, a quoted one\n```\n\n"
+        "## Relations\n- inspired_by [[James Hoffmann|Hoffmann]]\n"
+        "- part_of [[Café ideas#Drinks]]\n"
+    ).encode()
+    files = _tree(project, {"projects/Café ideas/Espresso Notes.md": note})
+    data = _import(cli, vault_dir, "basic-memory", project)
+    assert sorted(m["title"] for m in data["made"]) == [
+        "Espresso Notes",
+        "Grind finer when shots run fast",
+    ]
+    listed = {m["title"]: m for m in cli("--vault", str(vault_dir), "list", "--json").json()}
+    assert listed["Grind finer when shots run fast"]["tags"] == [
+        "technique",
+        "espresso",
+        "coffee",
+        "2024-05-01",
+    ]
+    whole = next(m for m in data["made"] if m["title"] == "Espresso Notes")
+    text = (vault_dir / whole["path"]).read_text(encoding="utf-8")
+    assert "relations: [inspired_by James Hoffmann, part_of Café ideas#Drinks]" in text
+    assert "- [ ] Buy a scale" in text and "- [example] Not an observation" in text
+    assert _unchanged(project, files)
+    _clean_and_idempotent(cli, vault_dir, "basic-memory", project)

@@ -7,7 +7,8 @@ Each observation becomes a memory of its own, tagged with its category and its
 `#tags`, and known by its first words (so an observation put in above it adds one
 memory, and one whose words changed proposes a replace); the note's other text, with
 its relations, becomes one memory that keeps the relations as
-`relations: ["relation_type Target", ...]`.
+`relations: ["relation_type Target", ...]`. As Basic Memory reads them, a Markdown task
+(`- [ ] text`, `- [x] text`) and a line in a fenced code block are text, not observations.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memoryctl.export import outside_code
 from memoryctl.importers.base import (
     Found,
     ImportSourceError,
@@ -33,6 +35,7 @@ from memoryctl.importers.base import (
 
 _OBSERVATION = re.compile(r"[ \t]*[-*][ \t]+\[([^\]\[]+)\][ \t]+(.+)")
 _RELATION = re.compile(r"[ \t]*[-*][ \t]+([A-Za-z_][\w-]*)[ \t]+\[\[([^\]]+)\]\](.*)")
+_TASK_MARKS = {"", "x", "X", "-"}
 _TAG = re.compile(r"(?:^|\s)#([\w/-]+)")
 # What a category says about the kind of memory it holds; any other is a fact.
 _KINDS = {
@@ -78,8 +81,11 @@ def read(path: Path) -> Iterator[Item]:
         observations = 0
         keys: dict[str, int] = {}
         group = f"{name}#observations"
-        for line in body.split("\n"):
-            observation = _OBSERVATION.fullmatch(line)
+        lines = body.split("\n")
+        for line, outside in zip(lines, outside_code(lines), strict=True):
+            observation = _OBSERVATION.fullmatch(line) if outside else None
+            if observation and observation.group(1).strip() in _TASK_MARKS:
+                observation = None  # a Markdown task (`- [ ]`, `- [x]`), not an observation
             if observation:
                 observations += 1
                 category, text = observation.group(1).strip(), observation.group(2).strip()
@@ -96,9 +102,11 @@ def read(path: Path) -> Iterator[Item]:
                     group=group,
                 )
                 continue
-            relation = _RELATION.fullmatch(line)
+            relation = _RELATION.fullmatch(line) if outside else None
             if relation:
-                relations.append(f"{relation.group(1)} {relation.group(2).strip()}")
+                # `[[Target|shown text]]`: the relation is to the target.
+                target = relation.group(2).split("|", 1)[0].strip()
+                relations.append(f"{relation.group(1)} {target}")
             prose.append(line)
         text = "\n".join(prose).strip()
         lines = [ln for ln in text.split("\n") if ln.strip()]
