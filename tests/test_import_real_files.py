@@ -8,6 +8,7 @@ in the shapes of each tool's documentation and public examples.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,31 @@ def test_basic_memory_tasks_and_code_are_the_notes_text_and_a_shown_name_is_no_t
     assert "- [ ] Buy a scale" in text and "- [example] Not an observation" in text
     assert _unchanged(project, files)
     _clean_and_idempotent(cli, vault_dir, "basic-memory", project)
+
+
+def test_a_mem0_export_saved_on_windows_with_openmemorys_states_comes_in_as_meant(
+    vault_dir, tmp_path, cli
+):
+    """PowerShell's `Out-File` begins the JSON with a BOM; OpenMemory names the text
+    `content`, dates it `createdAt` and keeps the memories its person deleted or
+    archived, with their `state`; one category may be a text of its own."""
+    records = [
+        {"id": "m1", "content": "Is vegetarian", "state": "active", "categories": "food"},
+        {"id": "m2", "content": "Lives in Porto", "state": "deleted"},
+        {"id": "m3", "content": "Works at Acme", "state": "archived"},
+        {"id": "m4", "memory": "Has a dog", "createdAt": "2025-01-02T03:04:05.678Z"},
+    ]
+    raw = b"\xef\xbb\xbf" + json.dumps({"memories": records}).encode()
+    export = tmp_path / "openmemory.json"
+    export.write_bytes(raw)
+    data = _import(cli, vault_dir, "mem0", export)
+    assert sorted(m["title"] for m in data["made"]) == ["Has a dog", "Is vegetarian"]
+    assert {s["ref"].rsplit("#", 1)[-1]: s["reason"] for s in data["skipped"]} == {
+        "m2": "deleted in mem0",
+        "m3": "archived in mem0",
+    }
+    listed = {m["title"]: m for m in cli("--vault", str(vault_dir), "list", "--json").json()}
+    assert listed["Is vegetarian"]["tags"] == ["food"]
+    assert listed["Has a dog"]["created"] == "2025-01-02T03:04:05Z"
+    assert export.read_bytes() == raw
+    _clean_and_idempotent(cli, vault_dir, "mem0", export)
