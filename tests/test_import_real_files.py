@@ -8,10 +8,20 @@ in the shapes of each tool's documentation and public examples.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memoryctl.actions import init_vault
+from memoryctl.importing import run_import
+from memoryctl.storage import notefile
+from memoryctl.storage.vault import Vault
+
+NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
 
 
 def _tree(root: Path, files: dict[str, bytes]) -> dict[str, bytes]:
@@ -241,3 +251,60 @@ def test_a_mem0_export_saved_on_windows_with_openmemorys_states_comes_in_as_mean
     assert listed["Has a dog"]["created"] == "2025-01-02T03:04:05Z"
     assert export.read_bytes() == raw
     _clean_and_idempotent(cli, vault_dir, "mem0", export)
+
+
+def test_a_claude_code_memory_whose_description_has_a_colon_comes_in_whole(
+    vault_dir, tmp_path, cli
+):
+    """The model writes `description: Merge freeze: mobile cut` without quotes, which YAML
+    refuses; the line's text is the description, and nothing else is read loosely."""
+    folder = tmp_path / "memory"
+    files = _tree(
+        folder,
+        {
+            "project_freeze.md": (
+                b"---\nname: Release freeze\ndescription: Merge freeze: mobile cut on Mar 5\n"
+                b"type: project\n---\n\nNo merges to main from 2026-03-05.\n"
+            ),
+            "broken.md": b"---\nname: Broken\ndescription: a: b\ntype: [project\n---\nText\n",
+        },
+    )
+    data = _import(cli, vault_dir, "claude-code", folder)
+    assert [m["title"] for m in data["made"]] == ["Release freeze"]
+    assert list(_by_file(data)) == ["broken.md"]
+    raw = notefile.parse_bytes((vault_dir / data["made"][0]["path"]).read_bytes()).data
+    assert raw["description"] == "Merge freeze: mobile cut on Mar 5"
+    assert raw["kind"] == "fact"
+    assert _unchanged(folder, files)
+    _clean_and_idempotent(cli, vault_dir, "claude-code", folder)
+
+
+_WORDS = st.text(alphabet="abcdefghij KLMNOP0123456789-_.,()/", min_size=1, max_size=20).filter(
+    lambda t: t.strip() and t.strip()[0].isalnum()
+)
+_GLOBS = st.lists(
+    st.text(alphabet="*?/.abcxyz{}_-", min_size=1, max_size=12), min_size=1, max_size=3
+).map(lambda parts: "*" + ", ".join(parts))
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(left=_WORDS, right=_WORDS, globs=_GLOBS)
+def test_a_line_its_tool_reads_as_text_comes_back_as_that_text(
+    tmp_path_factory, left, right, globs
+):
+    base = tmp_path_factory.mktemp("lines")
+    vault_dir = base / "vault"
+    init_vault(vault_dir)
+    description = f"{left.strip()}: {right.strip()}"
+    rule = f"---\ndescription: {description}\nglobs: {globs}\nalwaysApply: false\n---\nRule.\n"
+    _tree(base / "project", {".cursor/rules/rule.mdc": rule.encode()})
+    vault = Vault(vault_dir)
+    try:
+        report = run_import(vault, "cursor-rules", base / "project", now=NOW)
+    finally:
+        vault.close()
+    assert report.skipped == [] and len(report.made) == 1
+    raw = notefile.parse_bytes((vault_dir / report.made[0].path).read_bytes()).data
+    assert (raw["title"], raw["globs"]) == (description, globs.strip())

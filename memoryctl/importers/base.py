@@ -7,8 +7,11 @@ compares with the vault.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -127,9 +130,35 @@ class UnreadableFrontmatter(UnreadableFile):
     rather than imported as text that begins with broken YAML."""
 
 
-def read_note(path: Path) -> tuple[dict[str, Any], str]:
-    """A source file's frontmatter and body; raises UnreadableFile, with the reason."""
-    return split_frontmatter(read_text(path))
+def read_note(path: Path, text_keys: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
+    """A source file's frontmatter and body; raises UnreadableFile, with the reason.
+
+    `text_keys` are the keys the source's own tool reads line by line, as their text,
+    rather than as YAML: Cursor's `globs: *.py` (YAML takes `*` for an alias) and a
+    model's `description: Merge freeze: mobile cut` (YAML refuses the second colon).
+    When YAML refuses the frontmatter, each such line whose value is plain text is read
+    as that text and the rest as YAML again; any other fault still skips the file."""
+    text = read_text(path)
+    try:
+        return split_frontmatter(text)
+    except UnreadableFrontmatter:
+        lines = text.split("\n")
+        fence = next((n for n, line in enumerate(lines[1:], 1) if _CLOSE.fullmatch(line)), 0)
+        changed = False
+        for number in range(1, fence):
+            match = _PLAIN_LINE.fullmatch(lines[number])
+            if match and match.group(1) in text_keys:
+                lines[number] = f"{match.group(1)}: {json.dumps(match.group(2))}"
+                changed = True
+        if changed:
+            with contextlib.suppress(UnreadableFrontmatter):
+                return split_frontmatter("\n".join(lines))
+        raise
+
+
+_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*")
+# A top-level `key: value` whose value is neither quoted nor a flow or block collection.
+_PLAIN_LINE = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:[ \t]+([^\s\"'\[{|>#].*?)[ \t]*")
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:

@@ -31,6 +31,8 @@ from memoryctl.importers.sections import document_memories
 from memoryctl.memory import kind_of_claude_type
 
 INDEX = "MEMORY.md"
+# Written by a model, often with a colon inside (`description: Freeze: mobile cut`).
+TEXT_KEYS = ("name", "description")
 _LINK_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]]*\]\(([^)\s]+\.md)\)(?:[ \t]*[—–:-].*)?")
 
 
@@ -46,7 +48,7 @@ def read(path: Path) -> Iterator[Item]:
         yield from _index_memories(index, linked)
     for topic, name in topics:
         try:
-            data, body = read_note(topic)
+            data, body = read_note(topic, TEXT_KEYS)
         except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue

@@ -11,9 +11,6 @@ PATH is the project (holding `.cursor/rules/`) or the rules folder itself.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,17 +23,17 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     UnreadableFile,
-    UnreadableFrontmatter,
     file_dates,
     files_under,
-    read_text,
+    read_note,
     relative,
-    split_frontmatter,
 )
 from memoryctl.importers.sections import file_memories
 
 OWN_EXPORT = Path(DEFAULT_PATHS["cursor-rules"]).name
 LEGACY = ".cursorrules"
+# Cursor reads these as the text of their line, and writes `globs: *.tsx, src/**`.
+TEXT_KEYS = ("description", "globs")
 
 
 def _rules_folder(path: Path) -> Path | None:
@@ -47,29 +44,6 @@ def _rules_folder(path: Path) -> Path | None:
     if candidate.is_dir():
         return candidate
     return None if (path / LEGACY).is_file() else path
-
-
-def _rule(file: Path) -> tuple[dict[str, Any], str]:
-    """A rule file's frontmatter and text. Cursor writes `globs: *.tsx, src/**` without
-    quotes, which YAML cannot read (`*` begins an alias) though Cursor reads the line as
-    it stands: when YAML refuses a frontmatter, its `globs` line is read as that text and
-    the rest as YAML again. Any other fault still skips the file, with its reason."""
-    text = read_text(file)
-    try:
-        return split_frontmatter(text)
-    except UnreadableFrontmatter:
-        lines = text.split("\n")
-        for number, line in enumerate(lines):
-            match = _GLOBS_LINE.fullmatch(line)
-            if match and number > 0:
-                lines[number] = f"globs: {json.dumps(match.group(1))}"
-                with contextlib.suppress(UnreadableFrontmatter):
-                    return split_frontmatter("\n".join(lines))
-                break
-        raise
-
-
-_GLOBS_LINE = re.compile(r"globs[ \t]*:[ \t]+(\S.*?)[ \t]*")
 
 
 def _always_applies(value: Any) -> bool:
@@ -86,7 +60,7 @@ def read(path: Path) -> Iterator[Item]:
     for file in files_under(folder, (".mdc", ".md")) if folder else ():
         name = relative(file, path)
         try:
-            data, body = _rule(file)
+            data, body = read_note(file, TEXT_KEYS)
         except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue

@@ -23,6 +23,8 @@ from memoryctl.importers.base import (
 )
 
 SYSTEM = "system/"
+# Written by the agent, often with a colon inside (`description: Persona: terse`).
+TEXT_KEYS = ("description",)
 
 
 def read(path: Path) -> Iterator[Item]:
@@ -31,7 +33,7 @@ def read(path: Path) -> Iterator[Item]:
     for file in markdown_files(path):
         name = relative(file, path)
         try:
-            data, body = read_note(file)
+            data, body = read_note(file, TEXT_KEYS)
         except UnreadableFile as error:
             yield Skipped(name, str(error))
             continue
