@@ -29,7 +29,7 @@ from typing import Any
 
 from memoryctl.actions import slug, title_for
 from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped, watching
-from memoryctl.importers.registry import SOURCES
+from memoryctl.importers.registry import SOURCES, WHERE
 from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
 from memoryctl.storage import notefile
@@ -179,8 +179,11 @@ def run_import(
     if not path.exists():
         raise ImportSourceError(f"{path}: no such file or folder")
     namespace = namespace or DEFAULT_NAMESPACE
-    label = source_label(path)
-    single = path.name if path.is_file() else None
+    root, earlier = WHERE[source](path) if source in WHERE else (path, ())
+    label = source_label(root)
+    single = root.name if root.is_file() else None
+    # The same source named by another path before: its parts were known by other refs.
+    aliases = [(source_label(p), p.name if p.is_file() else None) for p in earlier]
     report = ImportReport(source, label, namespace, dry_run)
     existing = imported_memories(vault)
     remembered = ImportMemo(vault, f"{source} {label}")
@@ -225,6 +228,10 @@ def run_import(
             report.skipped.append(Skipped(ref, "empty"))
             continue
         old = existing.get(ref) or moved.get(ref)
+        for other_label, other_single in aliases if old is None else ():
+            old = existing.get(_ref(other_label, other_single, item.ref))
+            if old is not None:
+                break
         text_digest = digest(item.body)
         parts[old.source_ref if old is not None and old.source_ref else ref] = text_digest
         if old is not None:

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memoryctl.actions import init_vault
-from memoryctl.importing import run_import
+from memoryctl.importing import digest, run_import, source_label
 from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault
 
@@ -308,3 +308,55 @@ def test_a_line_its_tool_reads_as_text_comes_back_as_that_text(
     assert report.skipped == [] and len(report.made) == 1
     raw = notefile.parse_bytes((vault_dir / report.made[0].path).read_bytes()).data
     assert (raw["title"], raw["globs"]) == (description, globs.strip())
+
+
+def test_a_memory_bank_imported_by_its_project_and_then_by_itself_is_imported_once(
+    vault_dir, tmp_path, cli
+):
+    project = tmp_path / "project"
+    _tree(project, {"memory-bank/projectbrief.md": b"# Project Brief\n\n## Goal\nA recipe app.\n"})
+    first = _import(cli, vault_dir, "cline", project)
+    assert [m["title"] for m in first["made"]] == ["Goal"]
+    for path in (project / "memory-bank", project):
+        again = _import(cli, vault_dir, "cline", path)
+        assert again["made"] == [] and again["proposed"] == []
+
+
+def test_a_memory_an_earlier_version_imported_by_the_project_path_is_not_made_again(
+    vault_dir, tmp_path, cli
+):
+    """Earlier versions named a bank's parts from the PATH given: the project's path."""
+    project = tmp_path / "project"
+    _tree(project, {"memory-bank/projectbrief.md": b"# Project Brief\n\n## Goal\nA recipe app.\n"})
+    ref = f"{source_label(project)}/projectbrief.md#Project Brief > Goal"
+    (vault_dir / "earlier.md").write_text(
+        f'---\nid: earlier001\ntitle: Goal\nsource:\n  kind: import\n  ref: "{ref}"\n'
+        f"  digest: {digest('A recipe app.')}\n---\n\nA recipe app.\n",
+        encoding="utf-8",
+    )
+    again = _import(cli, vault_dir, "cline", project / "memory-bank")
+    assert again["made"] == [] and again["proposed"] == []
+    assert [s["reason"] for s in again["skipped"]] == ["unchanged since imported as earlier001"]
+
+
+def test_claude_codes_project_folder_imports_its_memory_folder_as_the_folder_itself_does(
+    vault_dir, tmp_path, cli
+):
+    """`~/.claude/projects/PROJECT/` holds the session transcripts and `memory/`."""
+    project = tmp_path / "-home-me-app"
+    _tree(
+        project,
+        {
+            "3f2a.jsonl": b'{"type": "user"}\n',
+            "memory/MEMORY.md": b"# Memory\n\n- [Role](user_role.md) - a Go engineer\n",
+            "memory/user_role.md": b"---\nname: Role\ntype: user\n---\nA Go engineer.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "claude-code", project)
+    assert [m["title"] for m in data["made"]] == ["Role"]
+    assert _by_file(data) == {
+        "MEMORY.md#user_role.md": "an index line for user_role.md, imported from it"
+    }
+    for path in (project / "memory", project / "memory" / "MEMORY.md"):
+        again = _import(cli, vault_dir, "claude-code", path)
+        assert again["made"] == [] and again["proposed"] == []

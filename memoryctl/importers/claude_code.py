@@ -36,8 +36,26 @@ TEXT_KEYS = ("name", "description")
 _LINK_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]]*\]\(([^)\s]+\.md)\)(?:[ \t]*[—–:-].*)?")
 
 
+def memory_folder(path: Path) -> Path:
+    """The auto-memory folder PATH names: itself, the folder of its MEMORY.md, or the
+    `memory/` folder of a project's folder (`~/.claude/projects/PROJECT/`, which also
+    holds the session transcripts)."""
+    if path.is_file():
+        return path.parent
+    if not (path / INDEX).is_file() and (path / "memory").is_dir():
+        return path / "memory"
+    return path
+
+
+def where(path: Path) -> tuple[Path, tuple[Path, ...]]:
+    """The folder the refs are named from, and the other PATH an import may have been
+    given for it (its MEMORY.md)."""
+    folder = memory_folder(path)
+    return folder, (folder / INDEX,)
+
+
 def read(path: Path) -> Iterator[Item]:
-    folder = path.parent if path.is_file() else path
+    folder = memory_folder(path)
     if not folder.is_dir():
         raise ImportSourceError(f"{path}: no such folder")
     named = ((p, relative(p, folder)) for p in markdown_files(folder))

@@ -18,8 +18,19 @@ from memoryctl.importers.sections import file_memories
 FOLDER = "memory-bank"
 
 
+def bank_folder(path: Path) -> Path:
+    return path / FOLDER if (path / FOLDER).is_dir() else path
+
+
+def where(path: Path) -> tuple[Path, tuple[Path, ...]]:
+    """The bank the refs are named from, and the other PATH an import may have been
+    given for it (the project that holds it)."""
+    folder = bank_folder(path)
+    return folder, (folder.parent,) if folder.name == FOLDER else ()
+
+
 def read(path: Path) -> Iterator[Item]:
-    folder = path / FOLDER if (path / FOLDER).is_dir() else path
+    folder = bank_folder(path)
     if not folder.is_dir():
         raise ImportSourceError(f"{path}: no such folder")
     for file in markdown_files(folder):

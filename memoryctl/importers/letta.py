@@ -24,7 +24,7 @@ from memoryctl.importers.base import (
 
 SYSTEM = "system/"
 # Written by the agent, often with a colon inside (`description: Persona: terse`).
-TEXT_KEYS = ("description",)
+TEXT_KEYS = ("name", "description")
 
 
 def read(path: Path) -> Iterator[Item]:

@@ -32,3 +32,9 @@ SOURCES: dict[str, Reader] = {
     "letta": letta.read,
 }
 assert tuple(SOURCES) == NAMES
+
+Where = Callable[[Path], tuple[Path, tuple[Path, ...]]]
+# For a source one PATH or another may name (a project or its memory bank, a memory
+# folder or its MEMORY.md): the path its refs are named from, whichever was given, and
+# the other paths an earlier import may have named it by. For the rest, PATH itself.
+WHERE: dict[str, Where] = {"claude-code": claude_code.where, "cline": cline.where}
