@@ -360,3 +360,26 @@ def test_claude_codes_project_folder_imports_its_memory_folder_as_the_folder_its
     for path in (project / "memory", project / "memory" / "MEMORY.md"):
         again = _import(cli, vault_dir, "claude-code", path)
         assert again["made"] == [] and again["proposed"] == []
+
+
+def test_a_letta_agents_folder_imports_its_memory_with_system_files_pinned(
+    vault_dir, tmp_path, cli
+):
+    """`~/.letta/agents/AGENT/` holds `memory/`, the MemFS repository, whose `system/`
+    (nested folders too) is in the agent's prompt on every turn."""
+    agent = tmp_path / "agent-1f2e"
+    _tree(
+        agent,
+        {
+            "memory/.sync-state.json": b"{}",
+            "memory/system/human.md": b"---\ndescription: The user\nlimit: 5000\n---\nSam.\n",
+            "memory/system/persona/git_safety.md": b"---\ndescription: Git\n---\nNever force.\n",
+            "memory/notes/ideas.md": b"---\ndescription: Ideas\n---\nA CLI.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "letta", agent)
+    pins = cli("--vault", str(vault_dir), "list", "--pinned", "--json").json()
+    assert sorted(p["title"] for p in pins) == ["system/human", "system/persona/git_safety"]
+    assert len(data["made"]) == 3
+    again = _import(cli, vault_dir, "letta", agent / "memory")
+    assert again["made"] == [] and again["proposed"] == []

@@ -27,9 +27,21 @@ SYSTEM = "system/"
 TEXT_KEYS = ("name", "description")
 
 
+def memory_folder(path: Path) -> Path:
+    """The MemFS folder PATH names: itself, or the `memory/` folder of an agent's folder
+    (`~/.letta/agents/AGENT/`), whose `system/` holds the pins."""
+    inner = path / "memory"
+    return inner if not (path / "system").is_dir() and inner.is_dir() else path
+
+
+def where(path: Path) -> tuple[Path, tuple[Path, ...]]:
+    return memory_folder(path), ()
+
+
 def read(path: Path) -> Iterator[Item]:
     if not path.is_dir():
         raise ImportSourceError(f"{path}: no such folder")
+    path = memory_folder(path)
     for file in markdown_files(path):
         name = relative(file, path)
         try:

@@ -37,4 +37,8 @@ Where = Callable[[Path], tuple[Path, tuple[Path, ...]]]
 # For a source one PATH or another may name (a project or its memory bank, a memory
 # folder or its MEMORY.md): the path its refs are named from, whichever was given, and
 # the other paths an earlier import may have named it by. For the rest, PATH itself.
-WHERE: dict[str, Where] = {"claude-code": claude_code.where, "cline": cline.where}
+WHERE: dict[str, Where] = {
+    "claude-code": claude_code.where,
+    "cline": cline.where,
+    "letta": letta.where,
+}
