@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -383,3 +384,19 @@ def test_a_letta_agents_folder_imports_its_memory_with_system_files_pinned(
     assert len(data["made"]) == 3
     again = _import(cli, vault_dir, "letta", agent / "memory")
     assert again["made"] == [] and again["proposed"] == []
+
+
+def test_a_dangling_symlink_or_a_pipe_in_a_source_is_skipped_and_the_rest_comes_in(
+    vault_dir, tmp_path, cli
+):
+    """Neither stops the import (a pipe would never end a read)."""
+    bank = tmp_path / "memory-bank"
+    _tree(bank, {"projectbrief.md": b"# Brief\n\n## Goal\nA recipe app.\n"})
+    (bank / "old.md").symlink_to(tmp_path / "gone" / "old.md")
+    os.mkfifo(bank / "pipe.md")
+    data = _import(cli, vault_dir, "cline", bank)
+    assert [m["title"] for m in data["made"]] == ["Goal"]
+    assert _by_file(data) == {
+        "old.md": "cannot read: No such file or directory",
+        "pipe.md": "not a regular file",
+    }

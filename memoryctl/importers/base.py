@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -97,12 +98,19 @@ class UnreadableFile(Exception):
 def read_text(path: Path) -> str:
     """A source file's text, without a BOM and with LF line endings (nothing is written).
 
-    Raises UnreadableFile for a file larger than the vault's limit, one that is not
-    UTF-8, and one that holds NUL bytes (a binary file saved under a text name)."""
+    Raises UnreadableFile for a file that cannot be read or is no regular file, one
+    larger than the vault's limit, one that is not UTF-8, and one that holds NUL bytes
+    (a binary file saved under a text name)."""
     _saw(path)
-    if path.stat().st_size > notefile.MAX_FILE_BYTES:
-        raise UnreadableFile(f"file is larger than {notefile.MAX_FILE_BYTES // 2**20} MB")
-    raw = path.read_bytes()
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe would never end, a device neither
+            raise UnreadableFile("not a regular file")
+        if info.st_size > notefile.MAX_FILE_BYTES:
+            raise UnreadableFile(f"file is larger than {notefile.MAX_FILE_BYTES // 2**20} MB")
+        raw = path.read_bytes()
+    except OSError as error:  # a dangling symlink, a file without read permission
+        raise UnreadableFile(f"cannot read: {error.strerror or error}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
