@@ -16,7 +16,10 @@
 - the same load against `--workers 2` with no call asked twice (`http_distinct_calls`):
   the load above asks each of 200 messages about five times, and the server gives a
   remembered answer again while the vault is unchanged, so this is its figure for
-  agents that never repeat themselves.
+  agents that never repeat themselves;
+- the same load asked again of one process that has answered it once already
+  (`http_asked_again`): nearly every answer is remembered, so this is the transport's figure,
+  what agents asking the same each turn (the same pins, the same message) cost.
 
 At the smoke size (--n 1000) each writer makes 3 writes and each HTTP client 5 calls.
 
@@ -187,24 +190,26 @@ def run(n: int, workdir: Path) -> dict[str, object]:
     agent, token = _token(root, env)
     loads = {}
     try:
-        for label, workers, lists in (
-            ("repeated", HTTP_WORKERS, (messages, keywords)),
-            ("alone", 1, (messages, keywords)),
-            ("distinct", HTTP_WORKERS, distinct_lists),
+        for label, workers, lists, rounds in (
+            ("repeated", HTTP_WORKERS, (messages, keywords), 1),
+            ("alone", 1, (messages, keywords), 1),
+            ("distinct", HTTP_WORKERS, distinct_lists, 1),
+            ("again", 1, (messages, keywords), 2),  # the second round is measured
         ):
             log_path = workdir / f"{name}-http-{label}.log"
             process, url = _start_http(root, env, log_path, workers)
             try:
-                loads[label] = anyio.run(
-                    _http_load,
-                    url,
-                    token,
-                    *lists,
-                    CLIENTS,
-                    calls,
-                    process.pid,
-                    label == "distinct",
-                )
+                for _ in range(rounds):
+                    loads[label] = anyio.run(
+                        _http_load,
+                        url,
+                        token,
+                        *lists,
+                        CLIENTS,
+                        calls,
+                        process.pid,
+                        label == "distinct",
+                    )
             finally:
                 process.terminate()
                 process.wait(timeout=30)
@@ -215,7 +220,9 @@ def run(n: int, workdir: Path) -> dict[str, object]:
             capture_output=True,
         )
     load, alone, distinct = loads["repeated"], loads["alone"], loads["distinct"]
+    again = loads["again"]
     load["workers"], alone["workers"], distinct["workers"] = HTTP_WORKERS, 1, HTTP_WORKERS
+    again["workers"] = 1
     distinct["over_baseline"] = round(distinct["calls_per_s"] / BASELINE_DISTINCT_CALLS_PER_S, 2)
     load["over_one_process"] = round(load["calls_per_s"] / alone["calls_per_s"], 2)
     load["over_baseline"] = round(load["calls_per_s"] / BASELINE_CALLS_PER_S, 2)
@@ -233,6 +240,12 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         f"{BASELINE_DISTINCT_CALLS_PER_S}); "
         f"CPU a call: server {distinct['server_cpu_ms_per_call']} ms"
     )
+    log(
+        f"HTTP {CLIENTS}x{calls}, one process, the same load asked again: "
+        f"{again['errors']} errors, p95 {again['p95_ms']} ms, {again['calls_per_s']} calls/s; "
+        f"CPU a call: server {again['server_cpu_ms_per_call']} ms, "
+        f"clients {again['client_cpu_ms_per_call']} ms"
+    )
     return {
         "benchmark": "concurrency",
         "memories": n,
@@ -242,6 +255,7 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "http_concurrent": load,
         "http_one_process": alone,
         "http_distinct_calls": distinct,
+        "http_asked_again": again,
         "targets_at_10k": {
             "errors": 0,
             "duplicates": 0,

@@ -520,6 +520,11 @@ class PendingAbout:
                 found = self._about(ids)
             return found
 
+    def is_current(self) -> bool:
+        """Whether the listing is up to date, so that asking costs only `stat` calls."""
+        with self._lock:
+            return self._signature() == self._seen
+
     def _signature(self) -> tuple[object, ...]:
         """What changes when a file in the queue is added, removed or replaced: each
         folder's size, time and inode, and the cache's. (Listing the names of 4,000 files

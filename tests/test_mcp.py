@@ -841,6 +841,36 @@ async def test_an_agent_asking_again_is_told_of_a_proposal_that_arrived_since(tm
     assert pending in text_of(recalled_after)
 
 
+async def test_an_agent_asking_again_is_answered_while_every_worker_thread_is_busy(tmp_path):
+    # A first ask is made in one of the server's worker threads; one asked before is
+    # given from the event loop, so agents repeating themselves never queue behind
+    # twenty first asks of a message.
+    vault = make_vault(tmp_path / "vault")
+    ask = {"message": "Which editor should my config snippets be for?"}
+    async with Client(make_server(Vault(vault), "work", "tester")) as client:
+        first = await client.call_tool("get_context", ask)
+        recalled = await client.call_tool("recall", {"query": "editor"})
+        pinned = await client.call_tool("pins", {})
+        threads = anyio.to_thread.current_default_thread_limiter()
+        held = [object() for _ in range(int(threads.total_tokens))]
+        for holder in held:
+            await threads.acquire_on_behalf_of(holder)
+        try:
+            with anyio.fail_after(10):
+                again = await client.call_tool("get_context", ask)
+                recalled_again = await client.call_tool("recall", {"query": "editor"})
+                pinned_again = await client.call_tool("pins", {})
+            with anyio.move_on_after(1) as waited:  # a first ask waits for a thread
+                await client.call_tool("recall", {"query": "neovim"})
+        finally:
+            for holder in held:
+                threads.release_on_behalf_of(holder)
+    assert again.content == first.content
+    assert recalled_again.content == recalled.content
+    assert pinned_again.content == pinned.content
+    assert waited.cancelled_caught
+
+
 async def test_an_agent_recalling_again_finds_what_the_cli_added_since(tmp_path, cli):
     vault = make_vault(tmp_path / "vault")
     async with Client(make_server(Vault(vault), "work", "tester")) as client:

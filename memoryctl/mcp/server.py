@@ -21,10 +21,10 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -57,6 +57,7 @@ PINS_URI = "memoryctl://pins"
 CONTEXT_URI = "memoryctl://context"
 STDIO_AGENT = "stdio"
 WRITE_LEDGER = "agent-writes.sqlite3"
+T = TypeVar("T")
 READY_TIMEOUT = 300.0  # a cold index of 100,000 memories takes about 20 s
 _REFUSALS = (VaultError, ConfigError, GitError)
 
@@ -144,6 +145,26 @@ class ServerState:
             self.vault.config = config
             self._config_stamp = stamp
 
+    async def read(
+        self,
+        ctx: Context,
+        key: Callable[[Caller], Hashable],
+        make: Callable[[Caller, Pending], CallToolResult],
+    ) -> CallToolResult:
+        """A read tool's answer for the caller: one remembered (see `RecentAnswers`) is
+        given on the event loop at once; any other is made in a worker thread, as every
+        write is, so no search or bundle ever holds up the other agents' calls."""
+        if self.ready.is_set():  # naming the caller costs nothing but a `stat`
+            hit = _refusing(lambda: self.answers.remembered(self.vault, key(self.caller(ctx))))
+            if hit is not None:
+                return hit
+
+        def run() -> CallToolResult:
+            caller = self.caller(ctx)
+            return self.answers.answer(self.vault, key(caller), lambda asked: make(caller, asked))
+
+        return await anyio.to_thread.run_sync(_refusing, run)
+
     def caller(self, ctx: Context | None = None) -> Caller:
         self.wait_ready()
         self.refresh_config()
@@ -189,7 +210,7 @@ def _result(text: str, data: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
-def _refusing(run: Callable[[], CallToolResult]) -> CallToolResult:
+def _refusing(run: Callable[[], T]) -> T:
     try:
         return run()
     except ToolError:
@@ -253,22 +274,17 @@ def make_server(
         ),
         annotations=READ_ONLY,
     )
-    def get_context(
+    async def get_context(
         ctx: Context,
         message: Annotated[
             str | None, Field(description="The user's latest message (up to 64 KB).")
         ] = None,
     ) -> CallToolResult:
-        def run() -> CallToolResult:
-            caller = state.caller(ctx)
+        def make(caller: Caller, pending: Pending) -> CallToolResult:
+            bundle, report = agent_view.context_for(vault, caller, message, pending)
+            return _result(bundle.text, report)
 
-            def make(pending: Pending) -> CallToolResult:
-                bundle, report = agent_view.context_for(vault, caller, message, pending)
-                return _result(bundle.text, report)
-
-            return state.answers.answer(vault, ("get_context", caller.profile, message), make)
-
-        return _refusing(run)
+        return await state.read(ctx, lambda caller: ("get_context", caller.profile, message), make)
 
     @server.tool(
         description=(
@@ -278,7 +294,7 @@ def make_server(
         ),
         annotations=READ_ONLY,
     )
-    def recall(
+    async def recall(
         ctx: Context,
         query: Annotated[str, Field(description="A few keywords: a name, repo, topic.")],
         limit: Annotated[
@@ -288,17 +304,14 @@ def make_server(
             str | None, Field(description="Only this namespace (default: all you can see).")
         ] = None,
     ) -> CallToolResult:
-        def run() -> CallToolResult:
-            caller = state.caller(ctx)
+        def make(caller: Caller, pending: Pending) -> CallToolResult:
+            shelf = agent_view.recall_for(vault, caller, query, limit, namespace, pending)
+            return _result(shelf.text, shelf.as_json())
 
-            def make(pending: Pending) -> CallToolResult:
-                shelf = agent_view.recall_for(vault, caller, query, limit, namespace, pending)
-                return _result(shelf.text, shelf.as_json())
+        def key(caller: Caller) -> Hashable:
+            return ("recall", caller.profile, query, limit, namespace)
 
-            key = ("recall", caller.profile, query, limit, namespace)
-            return state.answers.answer(vault, key, make)
-
-        return _refusing(run)
+        return await state.read(ctx, key, make)
 
     @server.tool(description=REMEMBER_DESCRIPTION, annotations=ADDS)
     def remember(
@@ -368,17 +381,12 @@ def make_server(
         ),
         annotations=READ_ONLY,
     )
-    def pins(ctx: Context) -> CallToolResult:
-        def run() -> CallToolResult:
-            caller = state.caller(ctx)
+    async def pins(ctx: Context) -> CallToolResult:
+        def make(caller: Caller, pending: Pending) -> CallToolResult:
+            shelf = agent_view.pins_for(vault, caller, pending)
+            return _result(shelf.text, shelf.as_json())
 
-            def make(pending: Pending) -> CallToolResult:
-                shelf = agent_view.pins_for(vault, caller, pending)
-                return _result(shelf.text, shelf.as_json())
-
-            return state.answers.answer(vault, ("pins", caller.profile), make)
-
-        return _refusing(run)
+        return await state.read(ctx, lambda caller: ("pins", caller.profile), make)
 
     @server.resource(
         PINS_URI,
