@@ -400,3 +400,24 @@ def test_a_dangling_symlink_or_a_pipe_in_a_source_is_skipped_and_the_rest_comes_
         "old.md": "cannot read: No such file or directory",
         "pipe.md": "not a regular file",
     }
+
+
+def test_an_instruction_files_frontmatter_is_reported_and_kept_out_of_its_memories(
+    vault_dir, tmp_path, cli
+):
+    """Memory-bank files and instruction files often open with keys about the file; they
+    are no memory (titled `---`), and a `---` rule that opens the text is still text."""
+    bank = tmp_path / "memory-bank"
+    _tree(
+        bank,
+        {
+            "activeContext.md": b"---\ndescription: Now\ntags: [ctx]\n---\n\n## Focus\nSync.\n",
+            "progress.md": b"---\nStatus: all done: shipped\n---\n\n## Done\nV1.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "cline", bank)
+    assert sorted(m["title"] for m in data["made"]) == ["---", "Done", "Focus"]
+    assert _by_file(data) == {
+        "activeContext.md#frontmatter": "its frontmatter (description, tags), not a memory"
+    }
+    _clean_and_idempotent(cli, vault_dir, "cline", bank)

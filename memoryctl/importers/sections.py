@@ -15,7 +15,16 @@ from pathlib import Path
 
 from memoryctl.bundle_formats import END
 from memoryctl.export import BEGIN_PREFIX, outside_code
-from memoryctl.importers.base import Found, Item, Skipped, UnreadableFile, item_key, read_text
+from memoryctl.importers.base import (
+    Found,
+    Item,
+    Skipped,
+    UnreadableFile,
+    UnreadableFrontmatter,
+    item_key,
+    read_text,
+    split_frontmatter,
+)
 
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*")
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)")
@@ -111,12 +120,19 @@ def document_memories(label: str, text: str, *, tags: tuple[str, ...] = ()) -> I
 def file_memories(label: str, path: Path, *, tags: tuple[str, ...] = ()) -> Iterator[Item]:
     """Memories of one instruction file read from disk. A file that cannot be read, and
     one that gives no memory at all, is reported by its name with the reason, so that no
-    file of the source goes unmentioned."""
+    file of the source goes unmentioned; so is its frontmatter, which is left out."""
     try:
         text = read_text(path)
     except UnreadableFile as error:
         yield Skipped(label, str(error))
         return
+    try:
+        data, body = split_frontmatter(text)
+    except UnreadableFrontmatter:  # no frontmatter: a `---` rule that opens the text
+        data, body = {}, text
+    if data:  # keys about the file (`description`, `applyTo`), not text of its memories
+        yield Skipped(f"{label}#frontmatter", f"its frontmatter ({', '.join(data)}), not a memory")
+        text = body
     found = False
     for item in document_memories(label, text, tags=tags):
         found = found or isinstance(item, Found)
