@@ -520,6 +520,60 @@ def test_the_watcher_tells_its_face_when_another_process_rebuilds_the_index(vaul
     vault.close()
 
 
+EDITED = "---\nid: edited0001\ntitle: Edited\ncreated: 2026-01-01\n---\nSaved by an editor\n"
+
+
+def test_memoryctl_watch_indexes_a_file_saved_as_it_starts(vault_dir):
+    watcher = memoryctl(vault_dir, "watch")
+    try:
+        assert watcher.stderr is not None and watcher.stdout is not None
+        assert watcher.stderr.readline().startswith("Watching ")
+        # The vault is open and read; the watch is about to begin.
+        (vault_dir / "edited.md").write_text(EDITED, encoding="utf-8")
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.append(watcher.stdout.readline()))
+        reader.start()
+        reader.join(timeout=60)
+        assert lines and lines[0].startswith("Re-indexed 1 file"), lines
+    finally:
+        watcher.kill()
+        watcher.wait()
+    # Indexed by the watch: the index as it was left, read without syncing.
+    assert Vault(vault_dir).stored_index().get("edited0001") is not None
+
+
+def test_memoryctl_watch_reads_the_vault_again_once_it_watches_and_says_so_only_on_a_change(
+    vault_dir, cli, monkeypatch
+):
+    from memoryctl.storage import watch
+
+    watching = watch.watch_vault
+
+    def first_batch(saving: bool):
+        def run(vault, *args, **kwargs):
+            if saving:  # saved after the open read the vault: no file event will come for it
+                (vault.root / "edited.md").write_text(EDITED, encoding="utf-8")
+            stop = threading.Event()
+            give_up = threading.Timer(20, stop.set)
+            give_up.start()
+            try:
+                for batch in watching(vault, *args, stop=stop, **kwargs):
+                    yield batch
+                    return  # the first batch only, then the command ends
+            finally:
+                give_up.cancel()
+
+        return run
+
+    monkeypatch.setattr(watch, "watch_vault", first_batch(saving=True))
+    assert cli("--vault", str(vault_dir), "watch").out == "Re-indexed 1 file.\n"
+    assert Vault(vault_dir).stored_index().get("edited0001") is not None
+
+    monkeypatch.setattr(watch, "watch_vault", first_batch(saving=False))
+    assert cli("--vault", str(vault_dir), "watch").out == ""
+    assert cli("--vault", str(vault_dir), "watch", "--json").out == ""
+
+
 # --- what a crash leaves, found by doctor ---------------------------------------------------
 
 KILLED_WHILE = textwrap.dedent(

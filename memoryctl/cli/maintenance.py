@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable
 
 from memoryctl.cli.common import (
@@ -158,13 +159,20 @@ def cmd_watch(args: argparse.Namespace) -> None:
 
     vault = open_vault(args)
     note(f"Watching {vault.root} (ctrl+c to stop)…")
+    # Once it watches, the vault is read again: a file saved after the open read it,
+    # and before the watch began, sends no event.
+    watching = threading.Event()
     try:
-        for report, paths in watch_vault(vault):
+        for report, paths in watch_vault(vault, watching=watching):
             check_changes(vault)
+            if not paths and not report.touched:
+                continue  # the vault as it was, or an index another process rebuilt
             if args.json:
                 emit_json({"paths": paths, "changed": report.touched})
-            else:
+            elif paths:
                 say(f"Re-indexed {counted(len(paths), 'file')}: {', '.join(paths[:5])}")
+            else:
+                say(f"Re-indexed {counted(report.touched, 'file')}.")
             sys.stdout.flush()
     except KeyboardInterrupt:
         pass
