@@ -496,6 +496,34 @@ async def test_clicking_a_key_in_the_footer_presses_it(vault: Vault) -> None:
         assert footer.tooltip is not None and "status, kind" in str(footer.tooltip)
 
 
+def test_a_footer_too_narrow_for_every_key_leaves_whole_keys_out_and_keeps_the_help() -> None:
+    from memoryctl.tui.widgets.footer import fitting
+
+    widths, kept = [10, 10, 10, 8, 9, 7], [False, False, False, False, True, False]
+    assert fitting(widths, kept, 60) == [0, 1, 2, 3, 4, 5]  # room for all
+    assert fitting(widths, kept, 40) == [0, 1, 2, 4]  # the fourth would pass the help
+    assert fitting(widths, kept, 5) == [4]  # the help, however narrow
+
+
+async def test_at_80_columns_the_footer_shows_whole_keys_and_f1_help(
+    vault: Vault,
+) -> None:
+    from memoryctl.tui.widgets.footer import KeysFooter
+
+    app = make_app(vault, watch=False, start="pins")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        footer = app.screen.query_one(KeysFooter)
+        line = footer.render_line(0).text
+        assert len(line) == 80
+        assert line.startswith(" ^↑ Move up  ^↓ Move down  u Unpin  a Add pin  o Open ")
+        assert " f1 Help " in line
+        # What does not fit is left out whole: no key's words stop part way.
+        for _, _, item in footer._spans:
+            assert f"{item.display} {item.description}" in line
+        assert "6 Agents" not in line and "6 A" not in line
+
+
 @pytest.mark.parametrize("theme", THEMES)
 def test_help_of_the_review_screen_at_80x24(vault: Vault, theme: str, snap_compare) -> None:
     async def open_the_help(pilot: Pilot) -> None:

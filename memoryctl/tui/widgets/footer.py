@@ -33,6 +33,29 @@ class FooterItem:
     description: str
     enabled: bool
     tooltip: str
+    kept: bool = False  # shown however narrow the terminal (the key that shows the others)
+
+
+# The key a narrow footer keeps when it leaves others out: the help lists every key.
+KEPT = "memoryctl.help"
+
+
+def fitting(widths: list[int], kept: list[bool], room: int) -> list[int]:
+    """Which keys the footer draws, by position, when they are this wide and it has this
+    much room: whole keys, in their order, up to the first that no longer fits, and the
+    kept ones wherever they stand. A key is never cut, and the help key always shows."""
+    left = room - sum(width for width, keep in zip(widths, kept, strict=True) if keep)
+    drawn: list[int] = []
+    full = False
+    for at, (width, keep) in enumerate(zip(widths, kept, strict=True)):
+        if keep:
+            drawn.append(at)
+        elif not full and width <= left:
+            drawn.append(at)
+            left -= width
+        else:
+            full = True
+    return drawn
 
 
 def shown_keys(screen: Screen) -> tuple[FooterItem, ...]:
@@ -47,6 +70,7 @@ def shown_keys(screen: Screen) -> tuple[FooterItem, ...]:
                 binding.description,
                 enabled,
                 tooltip,
+                kept=binding.id == KEPT,
             )
     return tuple(items.values())
 
@@ -157,13 +181,13 @@ class KeysFooter(Widget, can_focus=False):
         room = max(width - sum(cell_len(s.text) for s in right), 0)
         segments: list[Segment] = []
         self._spans = []
+        drawn = [self._item(item, " ", base) for item in self._keys]
+        widths = [sum(cell_len(s.text) for s in one) for one in drawn]
         x = 0
-        for item in self._keys:
-            drawn = self._item(item, " ", base)
-            cells = sum(cell_len(s.text) for s in drawn)
-            self._spans.append((x, x + cells, item))
-            segments += drawn
-            x += cells
+        for at in fitting(widths, [item.kept for item in self._keys], room):
+            self._spans.append((x, x + widths[at], self._keys[at]))
+            segments += drawn[at]
+            x += widths[at]
         left = Strip(segments).crop_extend(0, room, Style(bgcolor=base.bgcolor))
         if self._palette is not None:
             self._spans.append((room, width, self._palette))
