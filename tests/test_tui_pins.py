@@ -164,6 +164,35 @@ async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) ->
         assert screen.pins_list.highlighted_id == first.id  # the cursor is on the new pin
 
 
+async def test_enter_pressed_right_after_typing_pins_the_first_match_of_what_was_typed(
+    app: MemoryApp, vault: Vault
+) -> None:
+    newest = vault.index.list(pinned=False, limit=1)[0]
+    match = vault.index.list(text="mango", pinned=False, limit=1)[0]
+    assert match.id != newest.id  # the list before the search shows another first
+    async with app.run_test(size=SIZE) as pilot:
+        await pins_screen(pilot, app)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PickMemoryScreen))
+        await settled(pilot)  # the list shows every memory, the newest first
+        await pilot.press(*"mango", "enter")  # faster than the search
+        await settled(pilot)
+        pinned = [m.id for m in vault.index.pins()]
+        assert match.id in pinned
+        assert newest.id not in pinned
+
+
+async def test_enter_on_a_search_that_matches_nothing_says_so(app: MemoryApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pins_screen(pilot, app)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PickMemoryScreen))
+        await pilot.press(*"zzqx", "enter")
+        await settled(pilot)
+        assert isinstance(app.screen, PickMemoryScreen)  # still there, to type again
+        assert "No memory matches “zzqx”." in toasts(app)
+
+
 async def test_reordering_a_pin_the_person_edited_commits_only_the_order_and_says_so(
     app: MemoryApp, vault: Vault
 ) -> None:

@@ -58,6 +58,8 @@ class PickMemoryScreen(ModalScreen[str | None]):
         self.title_text = title
         self.pinned = pinned
         self._debounce: Timer | None = None
+        self._shown: str | None = None  # the search whose hits the list shows
+        self._pick_when_found = False  # enter came before the hits of what was typed
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -85,6 +87,9 @@ class PickMemoryScreen(ModalScreen[str | None]):
 
     @on(Found)
     def found(self, message: Found) -> None:
+        if message.query != self.query_one("#pick-query", Input).value:
+            return  # an earlier search: the one for what is typed now is on its way
+        self._shown = message.query
         hits = self.query_one("#pick-hits", OptionList)
         hits.clear_options()
         hits.add_options(
@@ -92,12 +97,30 @@ class PickMemoryScreen(ModalScreen[str | None]):
         )
         if message.memories:
             hits.highlighted = 0
+        if self._pick_when_found:
+            self._pick_when_found = False
+            self.pick_highlighted()
 
     @on(Input.Submitted, "#pick-query")
-    def submitted(self) -> None:
+    def submitted(self, event: Input.Submitted) -> None:
+        """Enter picks the first hit of what is typed, even when it came before the hits
+        did: the list may still show those of the letters typed before."""
+        if event.value != self._shown:
+            self._pick_when_found = True
+            if self._debounce is not None:
+                self._debounce.stop()
+            self.search(event.value)
+            return
+        self.pick_highlighted()
+
+    def pick_highlighted(self) -> None:
         hits = self.query_one("#pick-hits", OptionList)
         if hits.highlighted is not None:
             self.dismiss(hits.get_option_at_index(hits.highlighted).id)
+            return
+        typed = self.query_one("#pick-query", Input).value.strip()
+        said = f"No memory matches “{typed}”." if typed else "There is no memory to pick."
+        self.notify(said, severity="warning")
 
     @on(OptionList.OptionSelected, "#pick-hits")
     def selected(self, event: OptionList.OptionSelected) -> None:
