@@ -315,6 +315,26 @@ async def test_help_at_80x24_scrolls_to_the_last_key_and_wraps_inside_its_column
         assert max(what.region.height for what in explanations) > 1  # a long one wraps in it
 
 
+async def test_esc_clear_filter_is_offered_only_when_there_is_a_filter_to_clear(
+    vault: Vault,
+) -> None:
+    from tui_support import footer_keys
+
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        assert "escape" not in footer_keys(screen)  # the list, and nothing typed
+        await pilot.press("/", *"mango")
+        assert footer_keys(screen)["escape"] == "Clear filter"
+        await pilot.press("enter")  # to the list, the filter kept
+        screen = await ready(pilot)
+        assert footer_keys(screen)["escape"] == "Clear filter"
+        await pilot.press("escape")
+        screen = await ready(pilot)
+        assert screen.filter_text == ""
+        assert "escape" not in footer_keys(screen)
+
+
 async def test_question_mark_and_slash_are_typed_into_the_filter(vault: Vault) -> None:
     app = make_app(vault, watch=False)
     async with app.run_test(size=SIZE) as pilot:

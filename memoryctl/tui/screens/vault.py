@@ -203,6 +203,7 @@ class VaultScreen(AppScreen):
         self._total = 0  # memories in the vault, as the last filter counted them
         self._reveal: str | None = None  # the path of a memory to put the cursor on
         self._last_key = 0.0
+        self._filter_typed = False  # the filter holds text (esc clears it)
         self._sync_after_paint = False
         self._stop_watching = threading.Event()
 
@@ -509,7 +510,10 @@ class VaultScreen(AppScreen):
         return self.query_one("#filter", Input).value.strip()
 
     @on(Input.Changed, "#filter")
-    def filter_changed(self) -> None:
+    def filter_changed(self, event: Input.Changed) -> None:
+        if bool(event.value) != self._filter_typed:
+            self._filter_typed = bool(event.value)
+            self.refresh_bindings()  # esc clears it: the footer offers it only then
         now = time.monotonic()
         after_a_pause = now - self._last_key >= FILTER_DEBOUNCE
         self._last_key = now
@@ -547,6 +551,8 @@ class VaultScreen(AppScreen):
         # the filter; while the filter has focus, `/` is a character to type.
         if action == "focus_filter":
             return not isinstance(self.focused, Input)
+        if action == "clear_filter":  # nothing to clear and nowhere to go back from
+            return self._filter_typed or self.focused is self.query_one("#filter", Input)
         return True
 
     # Focus moves at once (`Widget.focus` waits a turn) for the same reason.
