@@ -65,5 +65,10 @@ async def test_escape_imports_nothing_and_a_bad_path_says_why(
         form.query_one("#import-path", Input).value = str(tmp_path / "missing")
         await pilot.press("enter")
         await until(pilot, lambda: any("no such" in t for t in toasts(app)))
+        missing = tmp_path / "missing"
+        # In the words the CLI uses: the path and why, not an "unexpected error".
+        assert f"Could not import from claude-code: {missing}: no such file or folder" in toasts(
+            app
+        )
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ImportScreen))

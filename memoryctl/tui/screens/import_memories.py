@@ -121,6 +121,7 @@ class ImportScreen(ModalScreen["ImportReport | None"]):
     def import_in_thread(
         self, source: str, path: Path, namespace: str | None, *, dry_run: bool
     ) -> None:
+        from memoryctl.importers.base import ImportSourceError
         from memoryctl.importing import run_import
 
         try:
@@ -132,6 +133,9 @@ class ImportScreen(ModalScreen["ImportReport | None"]):
                 dry_run=dry_run,
                 now=dt.datetime.now(dt.UTC),
             )
+        except ImportSourceError as error:  # the source as given cannot be read: its words
+            self.post_message(WorkFailed(f"import from {source}", str(error)))
+            return
         except Exception as error:
             self.post_message(WorkFailed(f"import from {source}", describe(error)))
             return
