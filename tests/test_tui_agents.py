@@ -117,9 +117,10 @@ async def test_with_no_agents_the_screen_says_how_to_add_one(app: MemoryApp) -> 
         screen = await open_agents(pilot)
         assert screen.has_class("-empty")
         assert str(screen.query_one("#agents-empty", Static).content) == NO_AGENTS
-        await pilot.press("r")  # nothing to revoke: no dialog
+        await pilot.press("r")  # nothing to revoke: no dialog, and it says why
         await pilot.pause()
         assert app.screen is screen
+        assert "No agent may write to this vault: there is none to revoke." in toasts(app)
 
 
 async def test_without_a_keyring_the_screen_names_the_backends_to_install(

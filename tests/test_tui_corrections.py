@@ -103,6 +103,27 @@ async def test_a_detached_memory_is_listed_after_the_reach_and_a_reattaches_it(
         assert "a" not in footer_keys(screen)
 
 
+async def test_reattach_with_nothing_detached_and_detach_on_a_detached_row_say_why(
+    app: MemoryApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_corrections(pilot)
+        correction = screen.shown
+        assert correction is not None
+        await pilot.press("tab", "a")
+        await settled(pilot)
+        assert f"No memory is detached from “{correction.title}”: d detaches one." in toasts(app)
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: len(screen.detached) == 1)
+        await settled(pilot)
+        await pilot.press("end", "d")
+        await settled(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert "The memory under the cursor is detached already: a reattaches it." in toasts(app)
+
+
 async def test_a_new_correction_shows_its_reach_before_it_is_saved(
     app: MemoryApp, vault: Vault
 ) -> None:

@@ -196,9 +196,14 @@ async def test_the_keys_follow_the_memory_as_it_is_retired_and_restored(
         assert screen.memory is not None and screen.memory.status == "retired"
         # A retired memory can only be restored: the footer says so at once.
         assert footer_keys(screen) == {"escape": "Back", "R": "Restore"} | app_keys(screen)
-        await pilot.press("p")  # not offered, so it does nothing
+        await pilot.press("p")  # not offered: it pins nothing and says why
         await settled(pilot)
         assert DINNER not in [m.id for m in vault.index.pins()]
+        assert any("is retired; only a current one is pinned." in t for t in toasts(app))
+        await pilot.press("r")
+        await settled(pilot)
+        assert not isinstance(app.screen, AskScreen)  # no reason asked for
+        assert any(t.endswith(") is already retired.") for t in toasts(app))
         await pilot.press("R")
         await settled(pilot)
         assert screen.memory is not None and screen.memory.status == "active"

@@ -164,6 +164,38 @@ async def test_unpin_and_pin_again_by_searching(app: MemoryApp, vault: Vault) ->
         assert screen.pins_list.highlighted_id == first.id  # the cursor is on the new pin
 
 
+async def test_moving_the_first_pin_up_or_the_last_down_says_why_it_stays(
+    app: MemoryApp, vault: Vault
+) -> None:
+    before = [m.id for m in vault.index.pins()]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await pins_screen(pilot, app)
+        first = screen.state.rows[0].memory.title
+        await pilot.press("ctrl+up")
+        await settled(pilot)
+        assert f"“{first}” is already first: the agent reads it first." in toasts(app)
+        await pilot.press("end", "J")
+        await settled(pilot)
+        last = screen.state.rows[-1].memory.title
+        assert f"“{last}” is already last: the agent reads it last." in toasts(app)
+    assert [m.id for m in vault.index.pins()] == before
+
+
+async def test_with_no_pins_the_pin_keys_say_there_is_none(app: MemoryApp, vault: Vault) -> None:
+    from memoryctl.actions import set_pinned
+
+    for memory in vault.index.pins():
+        set_pinned(vault, memory.id, False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pins_screen(pilot, app)
+        for key in ("u", "ctrl+up", "o"):
+            app.clear_notifications()
+            await pilot.press(key)
+            await settled(pilot)
+            assert toasts(app) == ["No memory is pinned: a searches for one to pin."]
+        assert isinstance(app.screen, PinsScreen)
+
+
 async def test_enter_pressed_right_after_typing_pins_the_first_match_of_what_was_typed(
     app: MemoryApp, vault: Vault
 ) -> None:

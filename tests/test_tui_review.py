@@ -115,6 +115,29 @@ async def test_approve_retires_the_memory_and_undo_brings_it_back(
         assert screen.query_one("#proposals", OptionList).option_count == 2
 
 
+async def test_approving_with_an_empty_queue_or_undoing_nothing_says_why(app: MemoryApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        assert not queue(screen.vault).items
+        for key in ("a", "d", "A"):
+            app.clear_notifications()
+            await pilot.press(key)
+            await settled(pilot)
+            assert toasts(app) == ["No proposal is waiting for review."]
+        app.clear_notifications()
+        await pilot.press("u")
+        await settled(pilot)
+        assert toasts(app) == [
+            "No decision made here yet to undo; the Decisions tab undoes older ones."
+        ]
+        await pilot.press("]")  # Decisions
+        await settled(pilot)
+        app.clear_notifications()
+        await pilot.press("a")
+        await settled(pilot)
+        assert toasts(app) == ["That key works on the Pending tab (] and [ switch tabs)."]
+
+
 async def test_decline_leaves_the_memory_and_is_in_the_audit(app: MemoryApp, vault: Vault) -> None:
     mid = propose(vault, "mangoes", "agent", "codex", "went off them")
     async with app.run_test(size=SIZE) as pilot:

@@ -189,11 +189,33 @@ class MemoryApp(App[None]):
         A letter is sent on to the screen in front, so it is typed there, not lost."""
         sent_to = self._sent_to.pop(event, None)
         screen = self.screen
-        if sent_to is None or sent_to is screen or not event.is_printable:
+        if sent_to is screen:
+            self.say_why_not(screen, event.key)
+            return
+        if sent_to is None or not event.is_printable:
             return
         if event.key in screen.active_bindings:
             return  # the screen in front has a key for it, and that key has done its work
         (screen.focused or screen).post_message(events.Key(event.key, event.character))
+
+    def say_why_not(self, screen: Screen, key: str) -> None:
+        """A key of the screen in front that does nothing now (nothing to undo, no pin to
+        move) says why, in the screen's words, instead of doing nothing silently."""
+        from textual.actions import parse
+
+        from memoryctl.tui.screens.base import AppScreen
+
+        active = screen.active_bindings.get(key)
+        if not isinstance(screen, AppScreen) or (active is not None and active.enabled):
+            return
+        for binding in registered_bindings([screen]):
+            destination, name, parameters = parse(binding.action)
+            if binding.key != key or destination or screen.check_action(name, parameters):
+                continue
+            why = screen.why_not(name, parameters)
+            if why:
+                self.notify(why, severity="warning")
+                return
 
     def build_ahead(self) -> None:
         """Build the next screen of AHEAD off-screen, once the app has been idle a moment

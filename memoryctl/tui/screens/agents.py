@@ -197,6 +197,9 @@ class AgentsScreen(AppScreen):
             return bool(self.agents)
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        return "No agent may write to this vault: there is none to revoke."
+
     def action_revoke(self) -> None:
         agent = self.current
         if agent is None:

@@ -118,6 +118,12 @@ class AppScreen(Screen[None]):
     def reload(self) -> None:
         """Read again what the screen shows (the files changed)."""
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """Why one of the screen's keys, turned off by `check_action` (and so left out of
+        the footer), does nothing now: the app says so when it is pressed, rather than
+        nothing. None says nothing."""
+        return None
+
     @on(FilesChanged)
     def files_changed(self, message: FilesChanged) -> None:
         self.reload()

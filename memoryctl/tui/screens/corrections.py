@@ -248,6 +248,17 @@ class CorrectionsScreen(AppScreen):
             return self._current_detached() is not None
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if self.shown is None:
+            return "There is no correction to steer: n writes one."
+        if action == "detach":
+            if not self.reached:
+                return f"“{self.shown.title}” reaches no memory to detach."
+            return "The memory under the cursor is detached already: a reattaches it."
+        if not self.detached:
+            return f"No memory is detached from “{self.shown.title}”: d detaches one."
+        return "The memory under the cursor is reached already: d detaches it."
+
     @on(OptionList.OptionHighlighted, "#reach")
     def reach_highlighted(self) -> None:
         self.refresh_bindings()

@@ -373,6 +373,36 @@ class MemoryScreen(AppScreen):
         memory = self.memory
         return memory is not None and self.ACTION_NAMES[action] in available_actions(memory)
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        """The core's own refusal of the action on the memory as it is now."""
+        from memoryctl.actions import DIRECT_ACTIONS, NotPinnable
+        from memoryctl.review_actions import IsRetired, ReviewError, Unreadable
+
+        memory = self.memory
+        if memory is None:
+            return "The memory is still being read."
+        name = self.ACTION_NAMES.get(action)
+        if memory.broken:
+            refusal: Exception = Unreadable(memory.path)
+        elif name in ("pin", "unpin"):
+            refusal = NotPinnable(memory)
+        else:
+            decision = DIRECT_ACTIONS.get("replace" if name == "edit_file" else name or "")
+            if decision is None:
+                return None
+            try:
+                decision.guard(memory, None)
+            except ReviewError as error:
+                refusal = error
+            else:
+                return None
+        said = str(refusal)
+        if isinstance(refusal, IsRetired):
+            said += " (R)"
+        elif isinstance(refusal, Unreadable):
+            said += " (E opens it in $EDITOR)"
+        return f"{said[:1].upper()}{said[1:]}."
+
     def action_back(self) -> None:
         self.dismiss()
 

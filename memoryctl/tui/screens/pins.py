@@ -216,6 +216,11 @@ class PinsScreen(AppScreen):
             return bool(self.state and self.state.rows)
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if self.state is None:
+            return "The pins are still being read."
+        return "No memory is pinned: a searches for one to pin."
+
     def action_move(self, step: int) -> None:
         row = self.current
         if self.state is None or row is None:
@@ -224,6 +229,10 @@ class PinsScreen(AppScreen):
         index = rows.index(row)
         target = index + step
         if not 0 <= target < len(rows):
+            where = (
+                "first: the agent reads it first" if step < 0 else "last: the agent reads it last"
+            )
+            self.notify(f"“{row.memory.title}” is already {where}.", severity="warning")
             return
         rows[index], rows[target] = rows[target], rows[index]
         # The list moves at once; the files follow when the moves stop, in one commit.

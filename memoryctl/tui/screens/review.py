@@ -387,6 +387,25 @@ class ReviewScreen(AppScreen):
             return tab == "tab-pending"
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        tab = self.query_one(TabbedContent).active
+        if action == "undo":
+            if tab == "tab-log":
+                entry = self.chosen_decision
+                if entry is None:
+                    return "No decision is under the cursor to undo."
+                if entry.state == "pending":
+                    return "This proposal is pending again: there is no decision to undo."
+                return "A later decision on this proposal came after: only that one can be undone."
+            if tab == "tab-pending":
+                return "No decision made here yet to undo; the Decisions tab undoes older ones."
+            return "Undo works on the Pending and Decisions tabs (] and [ switch tabs)."
+        if tab != "tab-pending":
+            return "That key works on the Pending tab (] and [ switch tabs)."
+        if self.state is None:
+            return "The proposals are still being read."
+        return "No proposal is waiting for review."
+
     @property
     def chosen_decision(self) -> LogEntry | None:
         """The decision under the cursor in Decisions, by its name, never by its row."""
