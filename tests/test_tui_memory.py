@@ -171,10 +171,35 @@ async def test_saving_over_a_file_changed_on_disk_is_refused(app: MemoryApp, vau
         diff = str(app.screen.query_one(Static).content)
         assert "Casa Guedes" in diff and "My version." in diff
         await pilot.press("escape")
-        await pilot.press("ctrl+r")
+        await pilot.press("ctrl+r")  # your text is not saved: it asks first
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await settled(pilot)
         assert "Casa Guedes" in editor_screen.query_one(TextArea).text
         assert not editor_screen.has_class("-conflict")
+
+
+async def test_reload_asks_before_throwing_away_typed_text_and_a_diff_of_nothing_says_so(
+    app: MemoryApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await open_memory(pilot, DINNER)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
+        await settled(pilot)
+        editor_screen = app.screen
+        await pilot.press("ctrl+g")  # nothing typed yet
+        await pilot.pause()
+        shown = str(app.screen.query_one(Static).content)
+        assert shown == "Your text and the file on disk are the same."
+        await pilot.press("escape")
+        editor_screen.query_one(TextArea).text = "My version.\n"
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")  # keep typing
+        await settled(pilot)
+        assert app.screen is editor_screen
+        assert editor_screen.query_one(TextArea).text == "My version.\n"
 
 
 async def retire_with_keys(pilot: Pilot, screen: MemoryScreen, reason: str) -> None:

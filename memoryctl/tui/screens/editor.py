@@ -55,7 +55,10 @@ class DiffScreen(ModalScreen[None]):
         with VerticalScroll() as box:
             box.border_title = "On disk (−) against your text (+)"
             box.border_subtitle = "esc to close"
-            yield Static(text_diff(self.disk, self.mine, "on disk", "yours"))
+            if self.disk == self.mine:
+                yield Static("Your text and the file on disk are the same.")
+            else:
+                yield Static(text_diff(self.disk, self.mine, "on disk", "yours"))
 
 
 class EditorScreen(Screen["Memory | None"]):
@@ -199,7 +202,19 @@ class EditorScreen(Screen["Memory | None"]):
         self.notify(f"Could not {message.what}: {message.error}", severity="error", timeout=10)
 
     def action_reload(self) -> None:
-        self.read()
+        """Load the file from disk again; text typed and not saved is lost, so ask first."""
+        from memoryctl.tui.widgets.modals import ConfirmScreen
+
+        if not self.unsaved_text:
+            self.read()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.read()
+
+        question = "Throw away the text you typed and load the file from disk? It is not saved."
+        self.app.push_screen(ConfirmScreen("Reload", question), answer)
 
     def action_diff(self) -> None:
         if self.disk_text is not None:
