@@ -138,6 +138,30 @@ async def test_approving_with_an_empty_queue_or_undoing_nothing_says_why(app: Me
         assert toasts(app) == ["That key works on the Pending tab (] and [ switch tabs)."]
 
 
+async def test_approve_chosen_in_the_palette_with_an_empty_queue_says_why(
+    app: MemoryApp,
+) -> None:
+    from textual.command import CommandPalette
+
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"approve group")
+        options = app.screen.query_one(OptionList)
+        await until(
+            pilot,
+            lambda: (
+                options.option_count > 0
+                and str(options.get_option_at_index(0).prompt).startswith("Approve group")
+            ),
+        )
+        await pilot.press("enter")
+        await settled(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        assert "No proposal is waiting for review." in toasts(app)
+
+
 async def test_decline_leaves_the_memory_and_is_in_the_audit(app: MemoryApp, vault: Vault) -> None:
     mid = propose(vault, "mangoes", "agent", "codex", "went off them")
     async with app.run_test(size=SIZE) as pilot:

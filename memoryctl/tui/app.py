@@ -201,18 +201,13 @@ class MemoryApp(App[None]):
     def say_why_not(self, screen: Screen, key: str) -> None:
         """A key of the screen in front that does nothing now (nothing to undo, no pin to
         move) says why, in the screen's words, instead of doing nothing silently."""
-        from textual.actions import parse
-
-        from memoryctl.tui.screens.base import AppScreen
+        from memoryctl.tui.screens.base import why_it_is_off
 
         active = screen.active_bindings.get(key)
-        if not isinstance(screen, AppScreen) or (active is not None and active.enabled):
+        if active is not None and active.enabled:
             return
         for binding in registered_bindings([screen]):
-            destination, name, parameters = parse(binding.action)
-            if binding.key != key or destination or screen.check_action(name, parameters):
-                continue
-            why = screen.why_not(name, parameters)
+            why = why_it_is_off(screen, binding.action) if binding.key == key else None
             if why:
                 self.notify(why, severity="warning")
                 return

@@ -40,8 +40,20 @@ def bound_actions(
                 continue
             if binding.id in PALETTE_SKIPS or binding.id in found:
                 continue
-            found[binding.id] = (binding, partial(app.run_action, binding.action, node))
+            found[binding.id] = (binding, partial(run_or_say_why, app, binding.action, node))
     return list(found.values())
+
+
+async def run_or_say_why(app: App[object], action: str, node: DOMNode) -> None:
+    """Run an action chosen in the palette; one its screen turns off now says why, as
+    its key does."""
+    from memoryctl.tui.screens.base import why_it_is_off
+
+    why = why_it_is_off(node, action)
+    if why:
+        app.notify(why, severity="warning")
+        return
+    await app.run_action(action, node)
 
 
 # Moving a cursor is not something a person looks for in a palette.

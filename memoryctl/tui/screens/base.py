@@ -91,6 +91,17 @@ class WorkFailed(Message):
 LOADING_AFTER = 0.2
 
 
+def why_it_is_off(node: object, action: str) -> str | None:
+    """Why the action a binding names is turned off on `node` now, in its screen's words
+    (`AppScreen.why_not`); None when it is on, or when there is nothing to say."""
+    from textual.actions import parse
+
+    destination, name, parameters = parse(action)
+    if destination or not isinstance(node, AppScreen) or node.check_action(name, parameters):
+        return None
+    return node.why_not(name, parameters)
+
+
 class AppScreen(Screen[None]):
     """A screen of the app: one user task over the vault."""
 
