@@ -28,7 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl.actions import slug, title_for
-from memoryctl.importers.base import Found, ImportSourceError, Item, Skipped, watching
+from memoryctl.importers.base import (
+    Found,
+    ImportSourceError,
+    Item,
+    Skipped,
+    passing_over,
+    relative,
+    watching,
+)
 from memoryctl.importers.registry import SOURCES, WHERE
 from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
 from memoryctl.proposals import Suggestion
@@ -192,8 +200,9 @@ def run_import(
         # as it was imported: nothing to read again.
         report.skipped = remembered.skipped(existing)
         return report
-    with watching() as looked_at:
+    with watching() as looked_at, passing_over() as passed:
         items: list[Item] = list(SOURCES[source](path))
+    items += [Skipped(relative(p, root), reason) for p, reason in passed]
     looked_at.add(path)
     pin_order = max((int(m.pin_order or 0) for m in vault.index.pins()), default=0)
     seen: set[str] = set()

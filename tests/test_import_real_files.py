@@ -421,3 +421,31 @@ def test_an_instruction_files_frontmatter_is_reported_and_kept_out_of_its_memori
         "activeContext.md#frontmatter": "its frontmatter (description, tags), not a memory"
     }
     _clean_and_idempotent(cli, vault_dir, "cline", bank)
+
+
+def test_every_file_an_import_passes_over_is_named_with_the_reason(vault_dir, tmp_path, cli):
+    """A Basic Memory project that is also an Obsidian vault: its attachments, canvases,
+    settings and trash are not memories, and the report says so for each."""
+    project = tmp_path / "notes"
+    files = _tree(
+        project,
+        {
+            "Coffee.md": b"---\ntitle: Coffee\n---\n\n- [fact] Water at 93 C\n",
+            "Attachments/grinder photo.png": b"\x89PNG\r\n\x1a\n",
+            "Board.canvas": b'{"nodes": [], "edges": []}',
+            ".obsidian/app.json": b"{}",
+            ".trash/Old.md": b"Deleted note.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "basic-memory", project)
+    assert [m["title"] for m in data["made"]] == ["Water at 93 C"]
+    assert _by_file(data) == {
+        ".obsidian": "a hidden folder, not read",
+        ".trash": "a hidden folder, not read",
+        "Attachments/grinder photo.png": "not a .md file",
+        "Board.canvas": "not a .md file",
+    }
+    assert _unchanged(project, files)
+    again = _import(cli, vault_dir, "basic-memory", project)
+    assert _by_file(again)["Board.canvas"] == "not a .md file"
+    assert again["made"] == [] and again["proposed"] == []

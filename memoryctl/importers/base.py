@@ -77,6 +77,27 @@ def watching() -> Iterator[set[Path]]:
         _looked_at.reset(token)
 
 
+# The files and folders a reader's walk passed over (not of the source's kind, hidden),
+# with the reason, so that the report names every file the import did not read.
+_passed_over: ContextVar[list[tuple[Path, str]] | None] = ContextVar("passed_over", default=None)
+
+
+@contextmanager
+def passing_over() -> Iterator[list[tuple[Path, str]]]:
+    passed: list[tuple[Path, str]] = []
+    token = _passed_over.set(passed)
+    try:
+        yield passed
+    finally:
+        _passed_over.reset(token)
+
+
+def _pass_over(path: Path, reason: str) -> None:
+    passed = _passed_over.get()
+    if passed is not None:
+        passed.append((path, reason))
+
+
 def _saw(path: Path) -> None:
     seen = _looked_at.get()
     if seen is not None:
@@ -217,13 +238,19 @@ def file_dates(path: Path) -> tuple[str, str]:
 
 def files_under(root: Path, suffixes: tuple[str, ...] = (".md",)) -> Iterator[Path]:
     """Every file under root whose name ends in one of `suffixes` (in any case), in path
-    order; folders whose names start with a dot below root are never entered."""
+    order; folders whose names start with a dot below root are never entered. Each file
+    and hidden folder passed over is told to `passing_over`."""
+    kinds = " or ".join(suffixes)
     for folder, dirs, files in os.walk(root):
         _saw(Path(folder))
+        for name in sorted(d for d in dirs if d.startswith(".")):
+            _pass_over(Path(folder) / name, "a hidden folder, not read")
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if name.lower().endswith(suffixes):
                 yield Path(folder) / name
+            else:
+                _pass_over(Path(folder) / name, f"not a {kinds} file")
 
 
 def markdown_files(root: Path) -> Iterator[Path]:
