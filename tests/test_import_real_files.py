@@ -449,3 +449,19 @@ def test_every_file_an_import_passes_over_is_named_with_the_reason(vault_dir, tm
     again = _import(cli, vault_dir, "basic-memory", project)
     assert _by_file(again)["Board.canvas"] == "not a .md file"
     assert again["made"] == [] and again["proposed"] == []
+
+
+def test_a_memory_md_with_nothing_but_its_heading_is_named_in_the_report(vault_dir, tmp_path, cli):
+    folder = tmp_path / "memory"
+    _tree(
+        folder,
+        {
+            "MEMORY.md": b"# Memory Index\n",
+            "user_role.md": b"---\nname: Role\ntype: user\n---\nA Go engineer.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "claude-code", folder)
+    assert [m["title"] for m in data["made"]] == ["Role"]
+    assert _by_file(data) == {
+        "MEMORY.md": "no text of its own (only headings, imports or memoryctl's block)"
+    }

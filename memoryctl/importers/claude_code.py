@@ -27,7 +27,7 @@ from memoryctl.importers.base import (
     read_text,
     relative,
 )
-from memoryctl.importers.sections import document_memories
+from memoryctl.importers.sections import document_memories, told_if_empty
 from memoryctl.memory import kind_of_claude_type
 
 INDEX = "MEMORY.md"
@@ -105,4 +105,8 @@ def _index_memories(index: Path, linked: set[str]) -> Iterator[Item]:
             yield Skipped(f"{INDEX}#{target}", f"an index line for {target}, imported from it")
             continue
         kept.append(line)
-    yield from document_memories(INDEX, "\n".join(kept))
+    rest = "\n".join(kept)
+    if len(kept) < len(text.split("\n")):  # it indexes topic files: that is its text
+        yield from document_memories(INDEX, rest)
+    else:
+        yield from told_if_empty(INDEX, rest, document_memories(INDEX, rest))

@@ -133,8 +133,13 @@ def file_memories(label: str, path: Path, *, tags: tuple[str, ...] = ()) -> Iter
     if data:  # keys about the file (`description`, `applyTo`), not text of its memories
         yield Skipped(f"{label}#frontmatter", f"its frontmatter ({', '.join(data)}), not a memory")
         text = body
+    yield from told_if_empty(label, text, document_memories(label, text, tags=tags))
+
+
+def told_if_empty(label: str, text: str, items: Iterator[Item]) -> Iterator[Item]:
+    """`items`, and then, when none of them is a memory, the file by its name with why."""
     found = False
-    for item in document_memories(label, text, tags=tags):
+    for item in items:
         found = found or isinstance(item, Found)
         yield item
     if not found:
