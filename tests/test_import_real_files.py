@@ -465,3 +465,40 @@ def test_a_memory_md_with_nothing_but_its_heading_is_named_in_the_report(vault_d
     assert _by_file(data) == {
         "MEMORY.md": "no text of its own (only headings, imports or memoryctl's block)"
     }
+
+
+_LINE = st.text(alphabet="abcdefghij KLMNOP0123456789-.,:#*[]", max_size=30)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    source=st.sampled_from(["letta", "claude-code", "cline", "basic-memory"]),
+    name=_WORDS,
+    lines=st.lists(_LINE, min_size=1, max_size=6),
+    trailing=st.booleans(),
+)
+def test_a_file_saved_with_a_bom_and_crlf_imports_as_the_same_file_saved_plain(
+    tmp_path_factory, source, name, lines, trailing
+):
+    """Whichever editor saved it, a file gives the same memories."""
+    base = tmp_path_factory.mktemp("eol")
+    text = f"---\nname: {json.dumps(name)}\ndescription: d\n---\n" + "\n".join(lines)
+    text += "\n" if trailing else ""
+    made = []
+    for variant, raw in (
+        ("plain", text.encode()),
+        ("windows", b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode()),
+    ):
+        vault_dir = base / variant / "vault"
+        init_vault(vault_dir)
+        folder = base / variant / "source"
+        _tree(folder, {"topic.md": raw})
+        vault = Vault(vault_dir)
+        try:
+            report = run_import(vault, source, folder, now=NOW)
+            memories = sorted((m.title, m.body) for m in vault.index.list(limit=100))
+        finally:
+            vault.close()
+        assert (folder / "topic.md").read_bytes() == raw
+        made.append(([(s.ref.rsplit("/", 1)[-1], s.reason) for s in report.skipped], memories))
+    assert made[0] == made[1]
