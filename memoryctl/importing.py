@@ -212,6 +212,7 @@ def run_import(
     new_files: list[tuple[str, bytes, notefile.NoteFile]] = []
     replacements: list[tuple[Suggestion, Proposed]] = []
     parts: dict[str, str] = {}  # every part read, with the digest of its text
+    named: dict[str, str] = {}  # a part's ref now, where its memory knows it by another
     moved = moved_items(
         [
             (_ref(label, single, i.ref), _ref(label, single, i.group), i.body)
@@ -220,6 +221,7 @@ def run_import(
         ],
         existing,
     )
+    renamed = _left_behind(label, [_ref(label, single, i.ref) for i in items], existing, moved)
     for done, item in enumerate(items, start=1):
         if progress and (done % 500 == 0 or done == len(items)):
             progress("checking", done, len(items))
@@ -242,7 +244,12 @@ def run_import(
             if old is not None:
                 break
         text_digest = digest(item.body)
-        parts[old.source_ref if old is not None and old.source_ref else ref] = text_digest
+        if old is None and not item.group:  # a file renamed or moved, its text as it was
+            old = renamed.pop(text_digest, None)
+        known_as = old.source_ref if old is not None and old.source_ref else ref
+        parts[known_as] = text_digest
+        if known_as != ref:
+            named[known_as] = ref
         if old is not None:
             if unchanged(old, item.body):
                 report.skipped.append(Skipped(ref, f"{_UNCHANGED} {old.id}"))
@@ -276,8 +283,24 @@ def run_import(
     with vault.rows_aside(new_files) as rows:
         _write(vault, report, new_files, replacements, now, rows)
     source_skips = [s for s in report.skipped if not s.reason.startswith(_UNCHANGED)]
-    remembered.save(looked_at, parts, source_skips)
+    remembered.save(looked_at, parts, source_skips, named)
     return report
+
+
+def _left_behind(
+    label: str, refs: list[str], existing: dict[str, Memory], moved: dict[str, Memory]
+) -> dict[str, Memory]:
+    """The memories this source gave whose part it no longer has, by the digest of the
+    text they were imported from: a part by a new name with that very text is the same
+    part, renamed or moved (a topic file renamed), and makes no second memory."""
+    now_read = set(refs)
+    claimed = {m.id for m in moved.values()}
+    found: dict[str, Memory] = {}
+    for ref, memory in existing.items():
+        inside = ref.startswith((f"{label}/", f"{label}#"))
+        if inside and ref not in now_read and memory.id not in claimed and memory.source_digest:
+            found.setdefault(memory.source_digest, memory)
+    return found
 
 
 def moved_items(
@@ -376,12 +399,21 @@ class ImportMemo:
     def skipped(self, existing: dict[str, Memory]) -> list[Skipped]:
         assert self.memo is not None
         found = [Skipped(ref, reason) for ref, reason in self.memo.get("skipped", [])]
+        named = self.memo.get("named", {})
         return found + [
-            Skipped(ref, f"{_UNCHANGED} {existing[ref].id}") for ref in self.memo["parts"]
+            Skipped(named.get(ref, ref), f"{_UNCHANGED} {existing[ref].id}")
+            for ref in self.memo["parts"]
         ]
 
-    def save(self, looked_at: set[Path], parts: dict[str, str], skipped: list[Skipped]) -> None:
+    def save(
+        self,
+        looked_at: set[Path],
+        parts: dict[str, str],
+        skipped: list[Skipped],
+        named: dict[str, str],
+    ) -> None:
         self.memos[self.key] = {
+            "named": named,
             "looked_at": {name: _stat(name) for name in sorted(map(str, looked_at))},
             "parts": parts,
             "skipped": [[s.ref, s.reason] for s in skipped],

@@ -502,3 +502,20 @@ def test_a_file_saved_with_a_bom_and_crlf_imports_as_the_same_file_saved_plain(
         assert (folder / "topic.md").read_bytes() == raw
         made.append(([(s.ref.rsplit("/", 1)[-1], s.reason) for s in report.skipped], memories))
     assert made[0] == made[1]
+
+
+def test_a_topic_file_renamed_with_its_text_as_it_was_makes_no_second_memory(
+    vault_dir, tmp_path, cli
+):
+    folder = tmp_path / "memory"
+    topic = b"---\nname: Use pnpm\ntype: feedback\n---\nAlways pnpm, never npm.\n"
+    _tree(folder, {"feedback_pnpm.md": topic, "user_role.md": b"A Go engineer.\n"})
+    first = _import(cli, vault_dir, "claude-code", folder)
+    pnpm = next(m for m in first["made"] if m["title"] == "Use pnpm")
+    (folder / "feedback_pnpm.md").rename(folder / "feedback_package_manager.md")
+    for _ in range(2):
+        again = _import(cli, vault_dir, "claude-code", folder)
+        assert again["made"] == [] and again["proposed"] == []
+        assert _by_file(again)["feedback_package_manager.md"] == (
+            f"unchanged since imported as {pnpm['id']}"
+        )
