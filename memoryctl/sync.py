@@ -29,6 +29,7 @@ from memoryctl.storage.vault import Vault, VaultError
 
 STATE_FILE = "sync.json"
 CONFLICT_ACTION = "conflict"
+MERGE_SUBJECT = "Sync with "  # how sync's own merge commits begin
 
 
 class SyncError(VaultError):
@@ -119,6 +120,18 @@ class StagedInTheWay(SyncError):
 
 def _files(count: int) -> str:
     return "1 file" if count == 1 else f"{count} files"
+
+
+class Unfinished(SyncError):
+    """The person left a git operation unfinished in the vault (a merge, a rebase)."""
+
+    def __init__(self, operation: str, how: str) -> None:
+        super().__init__(
+            f"{operation} is in progress in the vault and not finished; nothing changed. "
+            f"Finish it ({how}), then sync again"
+        )
+        self.operation = operation
+        self.how = how
 
 
 class MergeStopped(SyncError):
@@ -274,9 +287,16 @@ def sync(
     root = vault.root
     if not vault.is_git:
         raise SyncError(f"{root} is not a git repository, so it cannot sync")
+    undone = _undo_stopped_sync(vault)
     branch = gitsync.current_branch(root)
     name = pick_remote(root, branch, remote)
     report = SyncReport(name, branch, at=iso(now))
+    report.notices += undone
+    before_any = gitsync.rev(root, "HEAD") or ""
+    if not undone:
+        # Conflicts a merge recorded without filing them: a sync stopped after its merge
+        # commit, or a `git pull` by hand, which runs the merge driver.
+        _conflicts_to_proposals(vault, report, gitsync.rev(root, "HEAD^2") or before_any)
     have = gitsync.configured(root)
     had_driver = f"merge.{gitsync.DRIVER}.driver" in have
     had_sealing = f"filter.{gitsync.DRIVER}.process" in have
@@ -332,6 +352,32 @@ def sync(
     _write_state(root, name, branch, head, report.at)
     _reindex(vault, report, before, head)
     return report
+
+
+def _undo_stopped_sync(vault: Vault) -> list[str]:
+    """A merge that sync itself began and did not finish (the process was stopped) is
+    undone, to be made again; any other unfinished git operation is the person's, and
+    sync leaves it alone."""
+    root = vault.root
+    busy = gitsync.unfinished(root)
+    if busy is None:
+        return []
+    what, how = busy
+    if what != "a merge" or not gitsync.merge_message(root).startswith(MERGE_SUBJECT):
+        raise Unfinished(what, how)
+    # Safe: sync merges only where the person has no uncommitted edit, and aborting
+    # leaves every other file as it is.
+    touched = gitsync.changed_paths(root, "HEAD", "MERGE_HEAD")
+    aborted = _git(root, "merge", "--abort", check=False)
+    if aborted.returncode != 0:
+        raise Unfinished(what, how)
+    gitsync.take_conflicts(root)  # recorded by the merge just undone; made again now
+    memories = [path for path in touched if is_memory_path(path, vault.config)]
+    if memories:  # a face's watcher may have read a file the merge had written
+        vault.index.sync_paths(memories)
+    return [
+        "A sync stopped before it finished its merge; that merge was undone and is made again now."
+    ]
 
 
 def _last_line(text: str) -> str:
@@ -391,7 +437,7 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
         "merge",
         "--no-edit",
         "-m",
-        f"Sync with {short_ref}",
+        f"{MERGE_SUBJECT}{short_ref}",
         theirs,
         check=False,
     )

@@ -254,6 +254,33 @@ def take_conflicts(root: Path) -> list[dict[str, object]]:
     return found
 
 
+# Git's own files for an operation left unfinished, and how the person finishes each.
+_UNFINISHED = (
+    ("rebase-merge", "a rebase", "`git rebase --continue` or `git rebase --abort`"),
+    ("rebase-apply", "a rebase", "`git rebase --continue` or `git rebase --abort`"),
+    ("MERGE_HEAD", "a merge", "`git commit` once it is resolved, or `git merge --abort`"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick", "`git cherry-pick --continue` or `--abort`"),
+    ("REVERT_HEAD", "a revert", "`git revert --continue` or `--abort`"),
+)
+
+
+def unfinished(root: Path) -> tuple[str, str] | None:
+    """A git operation left unfinished in the vault: (what it is, how to finish it)."""
+    folder = git_dir(root)
+    for name, what, how in _UNFINISHED:
+        if (folder / name).exists():
+            return what, how
+    return None
+
+
+def merge_message(root: Path) -> str:
+    """The message of the merge in progress, as git prepared it."""
+    try:
+        return (git_dir(root) / "MERGE_MSG").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
 # --- remotes and branches ----------------------------------------------------------------------
 
 
