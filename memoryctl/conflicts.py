@@ -95,6 +95,14 @@ def file_conflicts(vault: Vault, recorded: Sequence[dict[str, Any]], theirs: str
                 f"kept as {new_path}."
             )
             continue
+        if kind == "approval-holds":
+            where = "this device" if entry.get("approved") == "ours" else "the other device"
+            filed.notices.append(
+                f"{path}: both devices decided this proposal differently, and {where} "
+                "approved it; the approval holds, since its change is in the memory. The "
+                f"other decision is in git at {theirs[:12]}."
+            )
+            continue
         if path.startswith(f"{PROPOSALS_DIR}/"):
             filed.notices.append(
                 f"{path}: both devices decided this proposal differently; this device's "

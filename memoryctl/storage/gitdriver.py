@@ -92,7 +92,8 @@ def merge_stored(
 
     What both sides changed differently is recorded for sync to turn into a proposal;
     None means a secret result cannot be sealed on this device."""
-    from memoryctl.storage.merge import merge_note
+    from memoryctl.storage.config import PROPOSALS_DIR
+    from memoryctl.storage.merge import approval_holds, merge_note
 
     stored_ours = ours
     versions = [base, ours, theirs]
@@ -114,6 +115,11 @@ def merge_stored(
         _record(root, {"path": relpath, "kind": "both-added", "other": _b64(theirs)})
         return stored_ours
     merged = merge_note(base, ours, theirs)
+    proposal = relpath.startswith(f"{PROPOSALS_DIR}/")
+    held = approval_holds(merged, ours, theirs) if proposal else None
+    if held is not None:
+        merged, side = held
+        _record(root, {"path": relpath, "kind": "approval-holds", "approved": side})
     text = merged.text
     if seal.is_secret(text):
         key = keys.get()

@@ -14,6 +14,7 @@ the same merge with the other side winning, for the person to choose between.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ BODY = "(body)"
 # Keys that say when something last happened: when both sides moved them, the later one
 # is right, and that is not a disagreement a person needs to settle.
 LATEST_WINS = ("updated", "checked")
+APPROVED = "approved"  # a proposal's state once its change was made
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,25 @@ def merge_note(base: bytes | None, ours: bytes, theirs: bytes) -> Merged:
     return Merged(text, other, tuple(conflicts))
 
 
+def approval_holds(merged: Merged, ours: bytes, theirs: bytes) -> tuple[Merged, str] | None:
+    """Two devices decided one proposal differently and one of them approved it: the
+    approval holds, because what it changed is in the memory's file, which merges in
+    with it; a proposal saying "declined" beside a memory it retired would be false.
+    Returns the settled file and which side approved ("ours" or "theirs"); None when
+    this is not such a disagreement (the other decision stays in git either way)."""
+    if "state" not in merged.conflicts or merged.other is None:
+        return None
+    try:
+        states = [notefile.parse_bytes(raw).data.get("state") for raw in (ours, theirs)]
+    except notefile.NoteError:
+        return None
+    if states.count(APPROVED) != 1:
+        return None
+    if states[0] == APPROVED:
+        return Merged(merged.text), "ours"
+    return Merged(merged.other), "theirs"
+
+
 def _keyed(segments: Sequence[tuple[str | None, str]]) -> dict[str | None, str]:
     keyed: dict[str | None, str] = {}
     for key, text in segments:
@@ -107,6 +128,10 @@ def _merge_keys(
             pick_o = pick_t = t
         elif key in LATEST_WINS and o is not None and t is not None:
             pick_o = pick_t = _later(o, t)
+        elif o is not None and t is not None and _without_moments(o) == _without_moments(t):
+            # The same record made on both devices (one proposal approved twice, one
+            # memory retired by it twice), apart from when: one event, not a conflict.
+            pick_o = pick_t = o
         else:
             pick_o, pick_t = o, t
             conflicts.append(str(key))
@@ -117,6 +142,13 @@ def _merge_keys(
                 out[-1] += "\r\n" if "\r\n" in picked else "\n"
             out.append(picked)
     return won_ours, won_theirs, conflicts
+
+
+_MOMENT_LINE = re.compile(r"^[ \t]*(?:- )?at:.*$", re.M)
+
+
+def _without_moments(segment: str) -> str:
+    return _MOMENT_LINE.sub("", segment)
 
 
 def _order(mine: list[str | None], other: list[str | None]) -> list[str | None]:

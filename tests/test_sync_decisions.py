@@ -1,0 +1,64 @@
+"""One proposal decided on two devices, synced through a bare remote on local disk."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sync_support import Devices, make_devices
+
+
+@pytest.fixture
+def devices(tmp_path, cli, monkeypatch) -> Devices:
+    return make_devices(tmp_path, cli, monkeypatch)
+
+
+def proposed_on_both(devices: Devices) -> tuple[str, str]:
+    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
+    proposed = devices.run(
+        devices.laptop, "--json", "propose", "retire", memory_id, "--reason", "old"
+    )
+    assert proposed.code == 0, proposed.err
+    assert devices.sync(devices.laptop).code == 0
+    assert devices.sync(devices.desktop).code == 0
+    return memory_id, proposed.json()["id"]
+
+
+def state_of(devices: Devices, device, proposal_id: str) -> str:
+    return devices.run(device, "--json", "review", "show", proposal_id).json()["state"]
+
+
+@pytest.mark.parametrize("merging_device_approves", [False, True])
+def test_a_proposal_approved_on_one_device_and_declined_on_the_other_stays_approved(
+    devices, merging_device_approves
+):
+    memory_id, proposal_id = proposed_on_both(devices)
+    approver, decliner = devices.laptop, devices.desktop
+    if merging_device_approves:
+        approver, decliner = decliner, approver
+    assert devices.run(approver, "review", "approve", proposal_id).code == 0
+    assert devices.run(decliner, "review", "decline", proposal_id).code == 0
+    assert devices.sync(devices.laptop).code == 0
+    merged = devices.sync(devices.desktop)
+    assert merged.code == 0, merged.err
+    assert "approved it; the approval holds" in merged.out
+    assert devices.sync(devices.laptop).code == 0
+    # Both devices tell the same, true story: the memory is retired by that proposal,
+    # and the proposal says it was approved.
+    for device in (devices.laptop, devices.desktop):
+        shown = devices.run(device, "--json", "show", memory_id).json()
+        assert shown["status"] == "retired"
+        assert state_of(devices, device, proposal_id) == "approved"
+        assert devices.run(device, "doctor").code == 0
+
+
+def test_a_proposal_approved_on_both_devices_is_approved_once_with_no_conflict(devices):
+    memory_id, proposal_id = proposed_on_both(devices)
+    assert devices.run(devices.laptop, "review", "approve", proposal_id).code == 0
+    assert devices.run(devices.desktop, "review", "approve", proposal_id).code == 0
+    assert devices.sync(devices.laptop).code == 0
+    merged = devices.sync(devices.desktop)
+    assert merged.code == 0, merged.err
+    assert "conflict" not in merged.out.lower() and "differently" not in merged.out
+    assert devices.run(devices.desktop, "--json", "show", memory_id).json()["status"] == "retired"
+    assert state_of(devices, devices.desktop, proposal_id) == "approved"
+    assert devices.run(devices.desktop, "--json", "review", "list").json()["proposals"] == []
