@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
-from tui_support import SIZE, THEMES, quiet, settled, until, vault, vault_path
+from tui_support import SIZE, THEMES, footer_keys, quiet, settled, until, vault, vault_path
 
 from memoryctl.storage.index import ListFilters
 from memoryctl.storage.vault import Vault
@@ -204,3 +204,22 @@ async def test_x_in_the_filters_clears_them_all_at_once(vault: Vault) -> None:
         memory_list = (await list_shows(pilot))[1]
         assert bar.facets == ListFilter()
         assert len(titles(memory_list)) == vault.index.count()
+
+
+async def test_x_clear_all_is_offered_once_a_filter_is_chosen_and_gone_once_cleared(
+    vault: Vault,
+) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await list_shows(pilot)
+        await pilot.press("f")
+        await settled(pilot)
+        assert "x" not in footer_keys(app.screen)  # nothing chosen: nothing to clear
+        await choose(pilot, "kind", "fact")
+        bar = app.screen.query_one(FacetBar)
+        bar.query_one("#facet-kind", Select).focus()
+        await settled(pilot)
+        assert footer_keys(app.screen)["x"] == "Clear all"
+        await pilot.press("x")
+        await list_shows(pilot)
+        assert "x" not in footer_keys(app.screen)

@@ -102,7 +102,13 @@ class FacetBar(Horizontal):
     @on(Select.Changed)
     def _chosen(self, event: Select.Changed) -> None:
         event.stop()
+        self.screen.refresh_bindings()  # x clears them: the footer offers it once one is chosen
         self.post_message(self.Changed(self, self.facets))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_all":
+            return self.facets != ListFilter()
+        return True
 
     def action_close(self) -> None:
         self.post_message(self.Closed(self))
@@ -115,4 +121,5 @@ class FacetBar(Horizontal):
         for select in self.query(Select):
             with select.prevent(Select.Changed):
                 select.clear()
+        self.screen.refresh_bindings()
         self.post_message(self.Changed(self, self.facets))
