@@ -44,6 +44,17 @@ async def open_memory(pilot: Pilot, memory_id: str) -> MemoryScreen:
     return screen
 
 
+async def open_editor(pilot: Pilot, memory_id: str) -> EditorScreen:
+    """The memory's screen, then its text in the editor (e), read and ready to type in."""
+    await open_memory(pilot, memory_id)
+    await pilot.press("e")
+    await until(pilot, lambda: isinstance(pilot.app.screen, EditorScreen))
+    await settled(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, EditorScreen)
+    return screen
+
+
 async def test_enter_twice_opens_the_memory_on_its_own_screen(app: MemoryApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
@@ -133,11 +144,7 @@ async def test_edit_in_place_replaces_the_text_of_the_same_file(
     assert before is not None
     count = vault.index.count()
     async with app.run_test(size=SIZE) as pilot:
-        await open_memory(pilot, DINNER)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await settled(pilot)
-        editor = app.screen.query_one(TextArea)
+        editor = (await open_editor(pilot, DINNER)).query_one(TextArea)
         editor.text = "Dinner with Sam moved to Saturday 2026-11-21 at 20:00.\n"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, MemoryScreen))
@@ -155,11 +162,7 @@ async def test_saving_over_a_file_changed_on_disk_is_refused(app: MemoryApp, vau
     assert memory is not None
     path = vault.root / memory.path
     async with app.run_test(size=SIZE) as pilot:
-        await open_memory(pilot, DINNER)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await settled(pilot)
-        editor_screen = app.screen
+        editor_screen = await open_editor(pilot, DINNER)
         path.write_text(path.read_text().replace("Taberna do Largo", "Casa Guedes"))
         editor_screen.query_one(TextArea).text = "My version.\n"
         await pilot.press("ctrl+s")
@@ -183,11 +186,7 @@ async def test_reload_asks_before_throwing_away_typed_text_and_a_diff_of_nothing
     app: MemoryApp,
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await open_memory(pilot, DINNER)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await settled(pilot)
-        editor_screen = app.screen
+        editor_screen = await open_editor(pilot, DINNER)
         await pilot.press("ctrl+g")  # nothing typed yet
         await pilot.pause()
         shown = str(app.screen.query_one(Static).content)
@@ -224,11 +223,12 @@ async def test_the_keys_follow_the_memory_as_it_is_retired_and_restored(
         await pilot.press("p")  # not offered: it pins nothing and says why
         await settled(pilot)
         assert DINNER not in [m.id for m in vault.index.pins()]
-        assert any("is retired; only a current one is pinned." in t for t in toasts(app))
+        named = f"{DINNER} ({screen.memory.title})"  # as the core names it, id first
+        assert f"{named} is retired; only a current one is pinned." in toasts(app)
         await pilot.press("r")
         await settled(pilot)
         assert not isinstance(app.screen, AskScreen)  # no reason asked for
-        assert any(t.endswith(") is already retired.") for t in toasts(app))
+        assert f"{named} is already retired." in toasts(app)
         await pilot.press("R")
         await settled(pilot)
         assert screen.memory is not None and screen.memory.status == "active"
@@ -323,11 +323,7 @@ async def test_proposing_a_review_twice_from_the_memory_screen_files_it_once(
 
 async def test_ctrl_q_with_unsaved_text_in_the_editor_asks_first(app: MemoryApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await open_memory(pilot, DINNER)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await settled(pilot)
-        editor = app.screen
+        editor = await open_editor(pilot, DINNER)
         editor.query_one(TextArea).insert("Bring flowers. ")
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))

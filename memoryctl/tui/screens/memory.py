@@ -401,7 +401,7 @@ class MemoryScreen(AppScreen):
             said += " (R)"
         elif isinstance(refusal, Unreadable):
             said += " (E opens it in $EDITOR)"
-        return f"{said[:1].upper()}{said[1:]}."
+        return f"{said}."  # it starts with the memory's id or path, as the core words it
 
     def action_back(self) -> None:
         self.dismiss()
