@@ -585,3 +585,10 @@ def _reindex(vault: Vault, report: SyncReport, before: str | None, head: str) ->
     memories = [p for p in changed if is_memory_path(p, vault.config)]
     if memories:
         vault.index.sync_paths(memories)
+        arrived = set(memories)
+        for path, reason in vault.index.broken_files():
+            if path in arrived:
+                report.notices.append(
+                    f"{path} arrived and cannot be read as a memory: {reason}. It is kept "
+                    "exactly as it came; fix it in an editor (`memoryctl doctor` lists it)."
+                )

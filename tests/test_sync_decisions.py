@@ -1,10 +1,11 @@
-"""One proposal decided on two devices, synced through a bare remote on local disk."""
+"""What one device decided or wrote, as it reaches the other through a bare remote on
+local disk: a proposal decided on both, a file made unreadable by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.sync_support import Devices, make_devices
+from tests.sync_support import Devices, git, make_devices
 
 
 @pytest.fixture
@@ -62,3 +63,23 @@ def test_a_proposal_approved_on_both_devices_is_approved_once_with_no_conflict(d
     assert devices.run(devices.desktop, "--json", "show", memory_id).json()["status"] == "retired"
     assert state_of(devices, devices.desktop, proposal_id) == "approved"
     assert devices.run(devices.desktop, "--json", "review", "list").json()["proposals"] == []
+
+
+def test_a_file_broken_on_the_laptop_arrives_on_the_desktop_named_and_untouched(devices):
+    broken = devices.laptop / "memories" / "default" / "broken.md"
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    raw = b"---\ntitle: [oops\n---\nA note whose frontmatter is not YAML\n"
+    broken.write_bytes(raw)
+    git(devices.laptop, "add", "-A")
+    git(devices.laptop, "commit", "-q", "-m", "A note typed by hand")
+    assert devices.sync(devices.laptop).code == 0
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    line = next(line for line in result.out.splitlines() if "broken.md" in line)
+    assert line.startswith("memories/default/broken.md arrived and cannot be read")
+    assert "YAML" in line
+    assert (devices.desktop / "memories" / "default" / "broken.md").read_bytes() == raw
+    assert git(devices.desktop, "status", "--porcelain") == ""
+    # The next sync, with nothing new, does not say it again.
+    again = devices.sync(devices.desktop)
+    assert "broken.md" not in again.out
