@@ -319,7 +319,7 @@ def sync(
 
     fetched = _git(root, "fetch", "--no-tags", name, check=False)
     if fetched.returncode != 0:
-        raise Unreachable(name, _last_line(fetched.stderr))
+        raise Unreachable(name, _first_line(fetched.stderr))
     ref = f"refs/remotes/{name}/{branch}"
     theirs = gitsync.rev(root, ref)
     short_ref = f"{name}/{branch}"
@@ -382,8 +382,19 @@ def _undo_stopped_sync(vault: Vault) -> list[str]:
 
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    line = lines[-1] if lines else "git gave no reason"
-    return line.removeprefix("fatal: ").removeprefix("error: ")
+    return _reason(lines[-1] if lines else "")
+
+
+def _first_line(text: str) -> str:
+    """Why git could not reach a remote: its first line names the cause (a host it could
+    not resolve, a path that is no repository); the lines after it are git's advice."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return _reason(lines[0] if lines else "")
+
+
+def _reason(line: str) -> str:
+    line = line.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
+    return line or "git gave no reason"
 
 
 def _commit_own_edits(vault: Vault, report: SyncReport) -> None:
@@ -554,7 +565,7 @@ def _push(root: Path, remote: str, branch: str, extra: list[str]) -> None:
         if "rejected" in text or "denied" in text or "hook declined" in text:
             reason = _last_line(text.split("hint:")[0])
             raise Refused(remote, reason)
-        raise Unreachable(remote, _last_line(text))
+        raise Unreachable(remote, _first_line(text))
 
 
 def _push_over(

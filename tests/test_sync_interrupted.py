@@ -4,6 +4,7 @@ person's own merge or rebase. Real processes, real git, a bare remote on local d
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -116,3 +117,24 @@ def test_sync_during_your_rebase_says_a_rebase_is_in_progress_not_a_detached_hea
     assert "detached" not in line
     assert (devices.desktop / ".git" / "rebase-merge").exists()
     assert relpath in git(devices.desktop, "diff", "--name-only", "--diff-filter=U")
+
+
+@pytest.mark.parametrize(
+    ("url", "cause"),
+    [
+        ("{base}/gone.git", "does not appear to be a git repository"),
+        ("ssh://host.invalid/vault.git", "host.invalid"),
+    ],
+)
+def test_a_remote_out_of_reach_is_named_with_gits_first_reason_not_its_advice(devices, url, cause):
+    devices.add(devices.laptop, "Offline note", "--title", "Offline")
+    head = git(devices.laptop, "rev-parse", "HEAD")
+    git(devices.laptop, "remote", "set-url", "origin", url.format(base=devices.base))
+    if url.startswith("ssh:") and shutil.which("ssh") is None:
+        pytest.skip("no ssh client on this machine")
+    result = devices.sync(devices.laptop)
+    assert result.code == 1
+    [line] = result.err.strip().splitlines()
+    assert line.startswith("memoryctl: could not reach origin: ") and cause in line
+    assert "repository exists" not in line and ".;" not in line
+    assert git(devices.laptop, "rev-parse", "HEAD") == head
