@@ -459,10 +459,15 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
             if gitsync.rev(root, "MERGE_HEAD"):
                 _git(root, "merge", "--abort", check=False)
             raise MergeStopped(_last_line(result.stderr or result.stdout))
+        named: set[str] = set()
         for kind, text in _CONFLICT_LINE.findall(result.stdout):
-            if kind.startswith("rename") or "deleted" in text:
-                report.notices.append(f"{text.strip()}; nothing was deleted, both paths are kept")
-        _settle(vault, report, unmerged)
+            # A rename git could not merge names both paths; a file deleted on one side
+            # and changed on the other is said once, by `_settle`, in memoryctl's words.
+            if kind.startswith("rename"):
+                named.update(path for path in unmerged if path in text)
+                said = text.strip().rstrip(".")
+                report.notices.append(f"{said}; nothing was deleted, both paths are kept")
+        _settle(vault, report, unmerged, named)
         done = _git(root, *gitsync.NO_FILTER, "commit", "--no-edit", check=False)
         if done.returncode != 0:
             raise MergeStopped(_last_line(done.stderr or done.stdout))
@@ -504,7 +509,9 @@ def _blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
     return found
 
 
-def _settle(vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]]) -> None:
+def _settle(
+    vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]], named: set[str]
+) -> None:
     """Resolve the paths git left unmerged, keeping every version that exists."""
     root = vault.root
     blobs = _blobs(root, {blob for stages in unmerged.values() for blob in stages.values()})
@@ -521,9 +528,10 @@ def _settle(vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]
         else:
             # Deleted on one side and changed (or renamed) on the other: keep the file.
             stored = blobs[stages[2] if 2 in stages else stages[3]]
-            report.notices.append(
-                f"{path}: deleted on one device and changed on the other; the file is kept"
-            )
+            if path not in named:
+                report.notices.append(
+                    f"{path}: deleted on one device and changed on the other; the file is kept"
+                )
         _write_worktree(root, path, stored, keys)
         settled[path] = stored
     # Staged as stored (sealed where secret), so git starts no filter to add them.

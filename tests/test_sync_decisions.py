@@ -83,3 +83,22 @@ def test_a_file_broken_on_the_laptop_arrives_on_the_desktop_named_and_untouched(
     # The next sync, with nothing new, does not say it again.
     again = devices.sync(devices.desktop)
     assert "broken.md" not in again.out
+
+
+def test_a_memory_deleted_on_the_laptop_and_changed_on_the_desktop_is_kept_and_said_once(
+    devices,
+):
+    memory_id = devices.add(devices.laptop, "Sky is blue", "--title", "Sky")
+    devices.sync(devices.laptop)
+    devices.sync(devices.desktop)
+    relpath = str(devices.path(devices.laptop, memory_id).relative_to(devices.laptop))
+    git(devices.laptop, "rm", "-q", relpath)
+    git(devices.laptop, "commit", "-q", "-m", "Drop the sky")
+    assert devices.sync(devices.laptop).code == 0
+    assert devices.run(devices.desktop, "replace", memory_id, "Sky is grey").code == 0
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    said = [line for line in result.out.splitlines() if relpath in line]
+    assert said == [f"{relpath}: deleted on one device and changed on the other; the file is kept"]
+    assert "Sky is grey" in (devices.desktop / relpath).read_text()
+    assert devices.run(devices.desktop, "doctor").code == 0
