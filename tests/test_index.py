@@ -242,6 +242,41 @@ def test_a_full_reindex_gives_an_older_index_the_full_text_settings(vault_dir):
     vault.close()
 
 
+def full_text_segments(vault: Vault) -> set[int]:
+    """The ids of the full-text index's segments (FTS5 keeps a segment's id above bit 37
+    of each of its pages' rowids)."""
+    rows = vault.index._conn.execute(
+        "SELECT DISTINCT id >> 37 FROM note_fts_data WHERE id >= 1 << 37"
+    ).fetchall()
+    return {segment for (segment,) in rows}
+
+
+def test_edits_after_a_large_build_never_merge_the_segments_the_build_wrote(vault_dir, monkeypatch):
+    # At 100,000 memories, an edit whose sync merged the build's large segments took 5-6 s.
+    # Scaled down: a build that writes a segment every 4 KB of terms and a "large" sync of
+    # more than 20 files, and FTS5 merging every 4 segments of a level at once.
+    from memoryctl.storage import index_format, index_sync
+
+    monkeypatch.setattr(
+        index_format, "FTS_SETTINGS", (("automerge", 16), ("crisismerge", 4), ("hashsize", 4096))
+    )
+    monkeypatch.setattr(index_sync, "_MERGE_AFTER", 20)
+    for i in range(60):
+        body = f"gooseberry {i} " + " ".join(f"word{i}x{j}" for j in range(40))
+        write(vault_dir / f"{i}.md", note(f"note{i:06d}", body))
+    vault = Vault(vault_dir)
+    built = full_text_segments(vault)
+    assert len(built) == 1
+    for i in range(4):  # the fourth fills the first level, which is then merged
+        write(vault_dir / f"{i}.md", note(f"note{i:06d}", f"gooseberry {i}, edited"))
+        vault.index.sync_paths([f"{i}.md"])
+    assert built <= full_text_segments(vault)
+    assert len(full_text_segments(vault)) == 2  # the build's, and the edits' merged
+    assert len(vault.index.search("gooseberry", limit=100)) == 60
+    assert sorted(m.id for m in vault.index.search("edited")) == [f"note{i:06d}" for i in range(4)]
+    vault.close()
+
+
 def test_rows_a_worker_made_before_the_files_were_written_are_those_made_after(monkeypatch):
     from memoryctl.storage import notefile, parsing
 

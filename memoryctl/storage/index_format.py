@@ -32,7 +32,8 @@ PREFIX_LENGTHS = (1, 2)
 # cold build at 100,000 memories then leaves 2 segments instead of 31, and every term a
 # search looks up is read from 2 lists instead of 31 (message search at 100,000 memories
 # takes about a quarter less CPU; the build itself a little less; see
-# docs/ARCHITECTURE.md, "Search").
+# docs/ARCHITECTURE.md, "Search"). A build then merges them into one
+# (`index_sync._merge_full_text`), so that no later edit's write merges them.
 FTS_SETTINGS = (("automerge", 16), ("crisismerge", 64), ("hashsize", 64 << 20))
 
 
