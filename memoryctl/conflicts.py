@@ -75,6 +75,7 @@ def file_conflicts(vault: Vault, recorded: Sequence[dict[str, Any]], theirs: str
     filed = Filed()
     written: list[str] = []
     files: list[tuple[str, bytes]] = []
+    added = 0  # memories both devices added by one file name
     for entry in recorded:
         path = str(entry.get("path"))
         kind = entry.get("kind")
@@ -90,6 +91,7 @@ def file_conflicts(vault: Vault, recorded: Sequence[dict[str, Any]], theirs: str
             folder, _, name = stem.rpartition("/")
             new_path = vault.free_path(folder or ".", name).removeprefix("./")
             files.append((new_path, other))
+            added += 1
             filed.notices.append(
                 f"{path}: both devices added a memory by this name; the other device's is "
                 f"kept as {new_path}."
@@ -134,7 +136,11 @@ def file_conflicts(vault: Vault, recorded: Sequence[dict[str, Any]], theirs: str
         written.append(relpath)
     if written:
         count = len(filed.conflicts)
-        vault.commit(written, f"Sync: {count} conflict(s) to decide, both versions kept")
+        said = [f"{count} conflict(s) to decide"] if count else []
+        if added:
+            names = "memory" if added == 1 else "memories"
+            said.append(f"{added} {names} both devices added by one name")
+        vault.commit(written, f"Sync: {', '.join(said)}, both kept")
         memories = [p for p in written if not p.startswith(f"{PROPOSALS_DIR}/")]
         if memories:
             vault.index.sync_paths(memories)

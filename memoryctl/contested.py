@@ -24,6 +24,8 @@ ASKS = {
     "retire": "retire this",
     "replace": "replace this text",
     "needs_review": "hold this for review",
+    # A conflict from sync: the file holds this device's version, the proposal the other.
+    "conflict": "choose between this and another device's version",
 }
 # Origins whose `ref` names the newer memory behind the proposal.
 NEWER_ORIGINS = ("rule", "explicit")

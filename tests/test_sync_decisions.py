@@ -102,3 +102,33 @@ def test_a_memory_deleted_on_the_laptop_and_changed_on_the_desktop_is_kept_and_s
     assert said == [f"{relpath}: deleted on one device and changed on the other; the file is kept"]
     assert "Sky is grey" in (devices.desktop / relpath).read_text()
     assert devices.run(devices.desktop, "doctor").code == 0
+
+
+def test_an_agent_is_told_a_pinned_memory_has_another_devices_version_waiting(devices):
+    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
+    assert devices.run(devices.laptop, "pin", memory_id).code == 0
+    devices.sync(devices.laptop)
+    devices.sync(devices.desktop)
+    assert devices.run(devices.laptop, "replace", memory_id, "Buy soy milk").code == 0
+    assert devices.run(devices.desktop, "replace", memory_id, "Buy rice milk").code == 0
+    devices.sync(devices.laptop)
+    assert devices.sync(devices.desktop).code == 0
+    for device in (devices.desktop, devices.laptop):
+        devices.sync(device)
+        bundle = devices.run(device, "preview").out
+        shown = bundle.index("- Buy rice milk")
+        assert "Buy soy milk" not in bundle  # one current text, this device's, until decided
+        assert (
+            "a proposal to choose between this and another device's version awaits the "
+            "person's decision" in bundle[shown:]
+        )
+
+
+def test_memories_both_devices_added_by_one_name_are_committed_as_such(devices):
+    devices.add(devices.laptop, "Indent with tabs", "--title", "Indent")
+    devices.add(devices.desktop, "Indent with four spaces", "--title", "Indent")
+    devices.sync(devices.laptop)
+    assert devices.sync(devices.desktop).code == 0
+    subjects = git(devices.desktop, "log", "--format=%s", "-3")
+    assert "0 conflict" not in subjects
+    assert "Sync: 1 memory both devices added by one name, both kept" in subjects
