@@ -292,11 +292,10 @@ def sync(
     name = pick_remote(root, branch, remote)
     report = SyncReport(name, branch, at=iso(now))
     report.notices += undone
-    before_any = gitsync.rev(root, "HEAD") or ""
     if not undone:
         # Conflicts a merge recorded without filing them: a sync stopped after its merge
         # commit, or a `git pull` by hand, which runs the merge driver.
-        _conflicts_to_proposals(vault, report, gitsync.rev(root, "HEAD^2") or before_any)
+        _conflicts_to_proposals(vault, report, None)
     have = gitsync.configured(root)
     had_driver = f"merge.{gitsync.DRIVER}.driver" in have
     had_sealing = f"filter.{gitsync.DRIVER}.process" in have
@@ -554,12 +553,18 @@ def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) 
     target.write_bytes(stored)
 
 
-def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str) -> None:
+def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str | None) -> None:
+    """File the conflicts the merge driver recorded as proposals; `theirs` names the
+    other side's commit, or None for the merge that made HEAD (asked only when a
+    conflict was recorded)."""
     from memoryctl import conflicts
 
     recorded = gitsync.take_conflicts(vault.root)
     if not recorded:
         return
+    if theirs is None:
+        root = vault.root
+        theirs = gitsync.rev(root, "HEAD^2") or gitsync.rev(root, "HEAD") or ""
     written = conflicts.file_conflicts(vault, recorded, theirs, report.at)
     report.conflicts += written.conflicts
     report.notices += written.notices
