@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -247,6 +248,36 @@ async def test_empty_vault_shows_how_to_add_the_first_memory(
         screen = await ready(pilot)
         assert screen.query_one(MemoryView).message == START_MESSAGE
         assert screen.query_one(MemoryList).border_title == "0 memories"
+
+
+async def test_memories_written_in_one_second_list_last_written_first_in_the_tui_and_cli(
+    tmp_path: Path, open_vault: Callable[[Path], Vault], cli
+) -> None:
+    """An agent's burst of `remember` (or a script's loop of `memoryctl add`) writes
+    several memories within one second: the list shows them in the order they were
+    written, the last first, as every other second's memories are, not by their ids."""
+    import datetime as dt
+
+    from memoryctl.actions import NewMemory, add_memory
+
+    path = tmp_path / "burst"
+    init_vault(path)
+    vault = open_vault(path)
+    one_second = dt.datetime(2026, 12, 2, 9, 30, 5, tzinfo=dt.UTC)
+    written = [
+        add_memory(vault, NewMemory(body=f"Burst memory number {n}"), now=one_second).id
+        for n in range(8)
+    ]
+    newest_first = written[::-1]
+    assert [m.id for m in vault.index.list()] == newest_first
+    listed = cli("--vault", str(path), "list", "--json")
+    assert listed.code == 0, listed.err
+    assert [m["id"] for m in json.loads(listed.out)] == newest_first
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ready(pilot)
+        shown = [line for line in rows(screen) if "Burst memory number" in line]
+        assert [int(line.rsplit(" ", 1)[1]) for line in shown] == list(range(7, -1, -1))
 
 
 async def test_a_folder_without_git_works_and_warns(

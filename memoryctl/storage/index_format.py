@@ -10,7 +10,7 @@ import sqlite3
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 def source_ref(table: str = "") -> str:
@@ -49,13 +49,20 @@ HAS_EXPIRY = "instr(doc, '\"expires\":null') = 0"
 # The condition of the typed-fact indexes (see below).
 TYPED_FACT = "subject IS NOT NULL AND predicate IS NOT NULL AND value IS NOT NULL"
 
+# The vault list's order, newest first: by `created`, then, among memories created in the
+# same second (an agent's burst of `remember`, a script's loop of `memoryctl add`), the
+# file written last first, by the modification time the index last saw; then by id, for
+# files written in the same instant. `ix_notes_newest` holds this order, so the list is
+# read from the index alone.
+NEWEST_FIRST = "created DESC, mtime_ns DESC, mid"
+
 # Created after sqlmodel's tables.
 FTS_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5("
     "title, body, content='', tokenize='unicode61 remove_diacritics 2', "
     f"prefix='{' '.join(str(n) for n in PREFIX_LENGTHS)}')",
     # The vault list's order, read from the index alone (no sort) on every filter.
-    "CREATE INDEX IF NOT EXISTS ix_notes_newest ON notes(created DESC, mid)",
+    f"CREATE INDEX IF NOT EXISTS ix_notes_newest ON notes({NEWEST_FIRST})",
     # The few memories that name others in `retires`, found without reading every
     # document: the bundle asks on every message, the live checks on every change.
     # (A partial index: SQLite keeps it current, and a query must repeat its condition.)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from memoryctl import search_query
 from memoryctl.memory import Memory
 from memoryctl.storage.index_connection import IndexConnection
-from memoryctl.storage.index_format import PREFIX_LENGTHS
+from memoryctl.storage.index_format import NEWEST_FIRST, PREFIX_LENGTHS
 
 # A text at least this share of the memories match is paged newest first (`dense_page`).
 DENSE_SHARE = 0.6
@@ -51,7 +51,7 @@ class IndexLists(IndexConnection):
             status=status, kind=kind, pinned=pinned, namespace=namespace, tag=tag, text=text
         )
         where, params = _where(filters)
-        sql = f"SELECT doc, body FROM notes{where} ORDER BY created DESC, mid"
+        sql = f"SELECT doc, body FROM notes{where} ORDER BY {NEWEST_FIRST}"
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
@@ -71,7 +71,7 @@ class IndexLists(IndexConnection):
         first (OFFSET would step over every row before it).
         """
         where, params = _where(filters)
-        sql = f"SELECT rowid FROM notes{where} ORDER BY created DESC, mid"
+        sql = f"SELECT rowid FROM notes{where} ORDER BY {NEWEST_FIRST}"
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
@@ -149,7 +149,7 @@ class IndexLists(IndexConnection):
         rows = self._execute(
             "SELECT n.rowid FROM notes n INDEXED BY ix_notes_newest WHERE EXISTS "
             "(SELECT 1 FROM note_fts f WHERE f.rowid = n.rowid AND note_fts MATCH ?) "
-            "ORDER BY n.created DESC, n.mid LIMIT ?",
+            f"ORDER BY {NEWEST_FIRST} LIMIT ?",
             (match, limit),
         )
         return [rowid for (rowid,) in rows]

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence, Set
 from memoryctl import relations, search_query
 from memoryctl.memory import Memory, normalized
 from memoryctl.storage.index_connection import IndexConnection
-from memoryctl.storage.index_format import TYPED_FACT, source_ref
+from memoryctl.storage.index_format import NEWEST_FIRST, TYPED_FACT, source_ref
 from memoryctl.storage.parsing import memory_from_doc
 
 # How many matches of a query of common words are sorted by date (`_newest_matches`).
@@ -424,7 +424,7 @@ class IndexReads(IndexConnection):
             f"SELECT rowid FROM notes INDEXED BY ix_notes_newest WHERE {where} "
             "AND rowid IN (SELECT rowid FROM note_fts "
             "WHERE note_fts MATCH ? ORDER BY rowid DESC LIMIT ?) "
-            "ORDER BY created DESC, mid LIMIT ?",
+            f"ORDER BY {NEWEST_FIRST} LIMIT ?",
             [*params, match, RECENT_CANDIDATES, limit],
         )
         return [rowid for (rowid,) in rows]
