@@ -24,6 +24,7 @@ from memoryctl.conflicts import Conflict
 from memoryctl.memory import iso
 from memoryctl.storage import gitdriver, gitsync, seal
 from memoryctl.storage.gitrepo import GitError, _git, _run, write_blobs
+from memoryctl.storage.merge import merge_plain, merges_by_key
 from memoryctl.storage.scan import is_memory_path
 from memoryctl.storage.vault import Vault, VaultError
 
@@ -93,33 +94,71 @@ class Rewritten(SyncError):
 
 
 class EditsInTheWay(SyncError):
-    """The remote changed files the person is editing and has not committed."""
+    """The remote changed files the person is editing and has not committed, or adds
+    files where they have untracked files of their own."""
 
-    def __init__(self, remote: str, paths: list[str]) -> None:
-        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        super().__init__(
-            f"{remote} changed {_files(len(paths))} you are editing and have not committed "
-            f"({shown}); nothing changed. Commit them, or run `memoryctl sync --include-edits` "
-            "to commit them as your own edits and sync"
-        )
+    def __init__(
+        self, remote: str, editing: list[str], untracked: list[str], include_edits: bool
+    ) -> None:
+        said = []
+        if editing:
+            said.append(
+                f"{remote} changed {_files(len(editing))} you are editing and have not "
+                f"committed ({_listed(editing)})"
+            )
+        if untracked:
+            one = len(untracked) == 1
+            said.append(
+                ("an untracked file of yours is" if one else "untracked files of yours are")
+                + f" in the way at {_listed(untracked)}, where {remote} adds "
+                + ("a file" if one else "files")
+            )
+        them = "it" if len(editing) + len(untracked) == 1 else "them"
+        how = f"Move {them} aside or commit {them}" if untracked else f"Commit {them}"
+        if include_edits:
+            how += f", or run `memoryctl sync --include-edits` to commit {them} as your own"
+        super().__init__(f"{'; and '.join(said)}; nothing changed. {how}, then sync again")
         self.remote = remote
-        self.paths = paths
+        self.paths = [*editing, *untracked]
+        self.editing = editing
+        self.untracked = untracked
 
 
 class StagedInTheWay(SyncError):
     """git merges only into an index that holds no staged change."""
 
     def __init__(self, paths: list[str]) -> None:
-        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
         super().__init__(
-            f"{_files(len(paths))} staged and not committed ({shown}), and git merges only "
-            "when nothing is staged; nothing changed. Commit or unstage them, then sync again"
+            f"{_files(len(paths))} staged and not committed ({_listed(paths)}), and git merges "
+            "only when nothing is staged; nothing changed. Commit or unstage them, then sync again"
         )
+        self.paths = paths
+
+
+class TextConflicts(SyncError):
+    """Both devices changed the same lines of files that are not memories: those are the
+    person's, and memoryctl leaves their merge to them rather than pick one side."""
+
+    def __init__(self, ref: str, paths: list[str]) -> None:
+        which = "it is not a memory" if len(paths) == 1 else "they are not memories"
+        super().__init__(
+            f"both devices changed the same lines of {_listed(paths)}, and {which}: "
+            "memoryctl merges only memories; nothing changed. Merge by hand (`git merge "
+            f"{ref}`, settle the lines between the conflict markers, `git commit`), then "
+            "sync again"
+        )
+        self.ref = ref
         self.paths = paths
 
 
 def _files(count: int) -> str:
     return "1 file" if count == 1 else f"{count} files"
+
+
+def _listed(paths: list[str], most: int = 5) -> str:
+    """The first few paths, and how many more."""
+    shown = ", ".join(paths[:most])
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
 class Unfinished(SyncError):
@@ -364,19 +403,26 @@ def _undo_stopped_sync(vault: Vault) -> list[str]:
     what, how = busy
     if what != "a merge" or not gitsync.merge_message(root).startswith(MERGE_SUBJECT):
         raise Unfinished(what, how)
-    # Safe: sync merges only where the person has no uncommitted edit, and aborting
-    # leaves every other file as it is.
-    touched = gitsync.changed_paths(root, "HEAD", "MERGE_HEAD")
-    aborted = _git(root, "merge", "--abort", check=False)
-    if aborted.returncode != 0:
+    if not _abort_merge(vault):
         raise Unfinished(what, how)
-    gitsync.take_conflicts(root)  # recorded by the merge just undone; made again now
-    memories = [path for path in touched if is_memory_path(path, vault.config)]
-    if memories:  # a face's watcher may have read a file the merge had written
-        vault.index.sync_paths(memories)
     return [
         "A sync stopped before it finished its merge; that merge was undone and is made again now."
     ]
+
+
+def _abort_merge(vault: Vault) -> bool:
+    """Undo sync's own merge in progress; whether git could. Safe: sync merges only
+    where the person has no uncommitted edit, and aborting leaves every other file as
+    it is."""
+    root = vault.root
+    touched = gitsync.changed_paths(root, "HEAD", "MERGE_HEAD")
+    if _git(root, "merge", "--abort", check=False).returncode != 0:
+        return False
+    gitsync.take_conflicts(root)  # recorded by the merge just undone
+    memories = [path for path in touched if is_memory_path(path, vault.config)]
+    if memories:  # a face's watcher may have read a file the merge had written
+        vault.index.sync_paths(memories)
+    return True
 
 
 def _last_line(text: str) -> str:
@@ -400,11 +446,7 @@ def _commit_own_edits(vault: Vault, report: SyncReport) -> None:
     """Commit the person's uncommitted edits to memories and proposals, saying they are
     theirs: only when they ask for it (`--include-edits`)."""
     edited = gitsync.edited(vault.root)
-    paths = [
-        path
-        for path in [*edited.staged, *edited.unstaged]
-        if is_memory_path(path, vault.config) or path.startswith("proposals/")
-    ]
+    paths = [path for path in [*edited.staged, *edited.unstaged] if _yours_to_commit(path, vault)]
     paths = list(dict.fromkeys(paths))
     if not paths:
         return
@@ -429,7 +471,15 @@ def _around_edits(vault: Vault, remote: str, theirs: str, *, merging: bool) -> N
     touched = set(gitsync.changed_since_fork(root, "HEAD", theirs))
     meets = [path for path in dict.fromkeys([*edited.staged, *edited.unstaged]) if path in touched]
     if meets:
-        raise EditsInTheWay(remote, meets)
+        untracked = [path for path in meets if path in edited.untracked]
+        editing = [path for path in meets if path not in edited.untracked]
+        committable = all(_yours_to_commit(path, vault) for path in meets)
+        raise EditsInTheWay(remote, editing, untracked, committable)
+
+
+def _yours_to_commit(path: str, vault: Vault) -> bool:
+    """What `--include-edits` commits: memories and proposals, never any other file."""
+    return merges_by_key(path, vault.config)
 
 
 _CONFLICT_LINE = re.compile(r"^CONFLICT \(([^)]*)\): (.*)$", re.M)
@@ -466,7 +516,7 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
                 named.update(path for path in unmerged if path in text)
                 said = text.strip().rstrip(".")
                 report.notices.append(f"{said}; nothing was deleted, both paths are kept")
-        _settle(vault, report, unmerged, named)
+        _settle(vault, report, unmerged, named, short_ref)
         done = _git(root, *gitsync.NO_FILTER, "commit", "--no-edit", check=False)
         if done.returncode != 0:
             raise MergeStopped(_last_line(done.stderr or done.stdout))
@@ -509,15 +559,28 @@ def _blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
 
 
 def _settle(
-    vault: Vault, report: SyncReport, unmerged: dict[str, dict[int, str]], named: set[str]
+    vault: Vault,
+    report: SyncReport,
+    unmerged: dict[str, dict[int, str]],
+    named: set[str],
+    short_ref: str,
 ) -> None:
-    """Resolve the paths git left unmerged, keeping every version that exists."""
+    """Resolve the paths git left unmerged, keeping every version that exists: memories
+    key by key, other files as git merges text, which must merge cleanly."""
     root = vault.root
     blobs = _blobs(root, {blob for stages in unmerged.values() for blob in stages.values()})
+    plain = _plain_merges(vault, unmerged, blobs)
+    clashing = sorted(path for path, merged in plain.items() if merged is None)
+    if clashing:
+        _abort_merge(vault)
+        raise TextConflicts(short_ref, clashing)
     keys = gitdriver.Keys(root)
     settled: dict[str, bytes] = {}
     for path, stages in unmerged.items():
-        if 2 in stages and 3 in stages:
+        stored = plain.get(path)
+        if stored is not None:
+            pass  # not a memory, and its text merged cleanly
+        elif 2 in stages and 3 in stages:
             base = blobs[stages[1]] if 1 in stages else None
             stored = gitdriver.merge_stored(
                 root, path, base, blobs[stages[2]], blobs[stages[3]], keys
@@ -540,6 +603,24 @@ def _settle(
         for path, blob in zip(settled, blobs, strict=True)
     )
     _run(root, [*gitsync.NO_FILTER, "update-index", "-z", "--index-info"], entries.encode())
+
+
+def _plain_merges(
+    vault: Vault, unmerged: dict[str, dict[int, str]], blobs: dict[str, bytes]
+) -> dict[str, bytes | None]:
+    """The files changed on both sides that are not memories (nor sealed), merged as git
+    merges text; None for one whose lines conflict."""
+    merged: dict[str, bytes | None] = {}
+    for path, stages in unmerged.items():
+        if 2 not in stages or 3 not in stages or merges_by_key(path, vault.config):
+            continue
+        versions = [blobs[stages[n]] if n in stages else None for n in (1, 2, 3)]
+        if any(v is not None and seal.is_sealed(v) for v in versions):
+            continue
+        base, ours, theirs = versions
+        assert ours is not None and theirs is not None
+        merged[path] = merge_plain(base, ours, theirs)
+    return merged
 
 
 def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) -> None:

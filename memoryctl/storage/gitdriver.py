@@ -3,10 +3,12 @@
     python -m memoryctl.storage.gitdriver merge %O %A %B %P
     python -m memoryctl.storage.gitdriver filter
 
-`merge` merges one file key by key (`merge.merge_note`). When both sides changed the
-same key or lines, it keeps the local side in the file, records the other side in the
-git folder for `memoryctl sync` to turn into a proposal, and reports a clean merge, so
-the vault never holds conflict markers. Git hands a driver the files as they are in the
+`merge` merges a memory file key by key (`merge.merge_note`). When both sides changed
+the same key or lines, it keeps the local side in the file, records the other side in
+the git folder for `memoryctl sync` to turn into a proposal, and reports a clean merge,
+so a memory never holds conflict markers. Any other file (the vault's README, a note in
+a folder the vault ignores) is the person's, and merges as git merges text, conflict
+markers and all. Git hands a driver the files as they are in the
 repository, so sealed files are opened, merged and sealed again.
 
 `filter` is a long-running git filter process (gitattributes(5), "Long Running Filter
@@ -78,11 +80,37 @@ def merge(base_path: str, ours_path: str, theirs_path: str, relpath: str) -> int
     root = Path.cwd()  # git runs a driver at the top of the working tree
     base = Path(base_path).read_bytes() or None  # empty when both sides added the file
     ours, theirs = Path(ours_path).read_bytes(), Path(theirs_path).read_bytes()
+    sealed = any(v is not None and seal.is_sealed(v) for v in (base, ours, theirs))
+    if not sealed and not _merges_by_key(root, relpath):
+        return _merge_as_text(base_path, ours_path, theirs_path)
     merged = merge_stored(root, relpath, base, ours, theirs, Keys(root))
     if merged is None:
         return 1
     Path(ours_path).write_bytes(merged)
     return 0
+
+
+def _merges_by_key(root: Path, relpath: str) -> bool:
+    """Whether the vault treats this file as a memory (or a proposal), by its own
+    settings; with settings it cannot read, by the defaults."""
+    from memoryctl.storage.config import ConfigError, VaultConfig, load_config
+    from memoryctl.storage.merge import merges_by_key
+
+    try:
+        config = load_config(root)
+    except (ConfigError, OSError):
+        config = VaultConfig()
+    return merges_by_key(relpath, config)
+
+
+def _merge_as_text(base_path: str, ours_path: str, theirs_path: str) -> int:
+    """A file that is not a memory merges as git merges any text: lines both sides
+    changed are left between conflict markers, and git reports the conflict."""
+    import subprocess
+
+    labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
+    result = subprocess.run(["git", "merge-file", *labels, ours_path, base_path, theirs_path])
+    return 0 if result.returncode == 0 else 1
 
 
 def merge_stored(

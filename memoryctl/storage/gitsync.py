@@ -336,6 +336,7 @@ class Edited:
 
     staged: list[str]
     unstaged: list[str]
+    untracked: frozenset[str] = frozenset()  # those of `unstaged` git does not track
 
 
 def edited(root: Path) -> Edited:
@@ -345,7 +346,10 @@ def edited(root: Path) -> Edited:
     staged: list[str] = []
     unstaged: list[str] = []
     suspects: list[str] = []
+    untracked: set[str] = set()
     for code, path in status(root, NO_FILTER):
+        if code == "??":
+            untracked.add(path)
         if code[0] not in " ?":
             staged.append(path)
         if code == " M" and path.lower().endswith(".md"):
@@ -361,7 +365,7 @@ def edited(root: Path) -> Edited:
                 plain = b""
             if path not in stored or not seals_to(root, plain, stored[path]):
                 unstaged.append(path)
-    return Edited(staged, unstaged)
+    return Edited(staged, unstaged, frozenset(untracked))
 
 
 def changed_since_fork(root: Path, ours: str, theirs: str) -> list[str]:

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryctl.storage import notefile
+from memoryctl.storage.config import PROPOSALS_DIR, VaultConfig
+from memoryctl.storage.scan import is_memory_path
 
 BODY = "(body)"
 # Keys that say when something last happened: when both sides moved them, the later one
@@ -46,6 +48,25 @@ class Merged:
     @property
     def clean(self) -> bool:
         return not self.conflicts
+
+
+def merges_by_key(relpath: str, config: VaultConfig) -> bool:
+    """Whether memoryctl merges this file key by key: a memory, or a proposal. Every other
+    file (a README, a note in a folder the vault does not treat as memories) is the
+    person's, and merges as git merges text, conflict markers and all."""
+    if relpath.startswith(f"{PROPOSALS_DIR}/"):
+        return relpath.lower().endswith(".md")
+    return is_memory_path(relpath, config)
+
+
+def merge_plain(base: bytes | None, ours: bytes, theirs: bytes) -> bytes | None:
+    """Git's text merge of a file that is not a memory; None when lines conflict (or git
+    cannot merge it as text)."""
+    try:
+        merged = _merge_whole(base, ours, theirs)
+    except OSError:
+        return None
+    return merged.text if merged.clean else None
 
 
 def merge_note(base: bytes | None, ours: bytes, theirs: bytes) -> Merged:
