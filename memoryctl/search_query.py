@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memoryctl import word_forms
+from memoryctl import character_pairs, word_forms
 from memoryctl.matching import fold
 
 # BM25 ranks this many matches in a few milliseconds (see above): a query that matches
@@ -77,12 +77,15 @@ def tokens(text: str) -> list[str]:
     SQLite's `unicode61 remove_diacritics 2` strips the accents of Latin letters only
     ("café" is "cafe", "phở" is "pho"; Greek "μένει", Cyrillic "й" and "ǿ" keep
     theirs), and drops a combining accent that stands alone, so the same is done here:
-    otherwise a Greek or Russian word could never find itself.
+    otherwise a Greek or Russian word could never find itself. A run of Chinese, Japanese
+    or Korean characters is a term of its own, apart from the letters around it
+    (`character_pairs`).
     """
     folded = fold(text)
     if folded.isascii():
         return _TOKEN.findall(folded)
-    return _TOKEN.findall("".join(_plain(char) for char in folded))
+    plain = "".join(_plain(char) for char in folded)
+    return _TOKEN.findall(character_pairs.runs_apart(plain))
 
 
 @lru_cache(maxsize=8192)
@@ -103,11 +106,17 @@ _ACCENT_FIRST, _ACCENT_LAST = "\u0300", "\u036f"
 
 def _quote(term: str) -> str:
     """A term as FTS5 query text; a trailing `*` (from `search_form`) stays a prefix, and
-    the forms of one word (`fix fixed fixes fixing`) are one group of alternatives."""
+    the forms of one word (`fix fixed fixes fixing`) are one group of alternatives. A run
+    of Chinese, Japanese or Korean is the phrase of its pairs of characters, as the index
+    keeps it, and one such character a prefix (the first of a pair, or a run's last)."""
     if " " in term:
         return "(" + " OR ".join(_quote(form) for form in term.split(" ")) + ")"
     if term.endswith("*"):
-        return _quote(term[:-1]) + "*"
+        quoted = _quote(term[:-1])
+        return quoted if quoted.endswith("*") else quoted + "*"
+    if character_pairs.is_run(term):
+        grams = '"' + " ".join(character_pairs.pairs(term)) + '"'
+        return grams + "*" if len(term) == 1 else grams
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -139,7 +148,7 @@ def prefix_query(text: str) -> str | None:
     terms = tokens(text)
     if not terms:
         return None
-    parts = [_quote(t) for t in terms[:-1]] + [_quote(terms[-1]) + "*"]
+    parts = [_quote(t) for t in terms[:-1]] + [_quote(terms[-1] + "*")]
     return " AND ".join(parts)
 
 
@@ -178,7 +187,11 @@ def plan(
     terms = list(dict.fromkeys(tokens(query)))
     if not terms:
         return None
-    is_message = message or len(terms) >= MESSAGE_MIN_WORDS
+    is_message = message or sum(map(_words_in, terms)) >= MESSAGE_MIN_WORDS
+    if is_message:
+        # Any word of a message may recall a memory, and a run of Chinese or Japanese has
+        # no spaces to show its words: each of its pairs of characters is a term.
+        terms = list(dict.fromkeys(_pairs_apart(terms)))
     words = [t for t in terms if t not in STOPWORDS]
     if not words and is_message:
         return None  # "what is it?" names nothing to recall
@@ -212,6 +225,21 @@ def plan(
     if weightless or (not cheap and df[by_rarity[0]] > COMMON_POSTINGS):
         return _and(by_rarity, df, True)
     return _and(by_rarity, df, False)
+
+
+def _words_in(term: str) -> int:
+    """How many words a term counts as: a run of Chinese, Japanese or Korean as many as
+    its pairs of characters (most of their words are one or two characters long, so a
+    run of six or more is a sentence rather than a name)."""
+    return len(_pairs_of(term))
+
+
+def _pairs_of(term: str) -> list[str]:
+    return character_pairs.pairs(term) if character_pairs.is_run(term) else [term]
+
+
+def _pairs_apart(terms: Sequence[str]) -> list[str]:
+    return [pair for term in terms for pair in _pairs_of(term)]
 
 
 def leading_terms(query: str) -> list[str]:

@@ -527,6 +527,16 @@ async def test_an_agent_recalls_what_it_just_remembered(served):
     assert after.structured_content["count"] == 1
 
 
+async def test_an_agent_recalls_a_chinese_memory_by_a_word_inside_it(served):
+    async with connect(served.url, served.token) as client:
+        await client.call_tool("remember", {"body": "我们的发布流程在周四下午冻结代码。"})
+        word = await client.call_tool("recall", {"query": "冻结"})
+        question = await client.call_tool("recall", {"query": "什么时候冻结代码？"})
+    for found in (word, question):
+        assert found.structured_content["count"] == 1, text_of(found)
+        assert "发布流程" in text_of(found)
+
+
 async def test_an_agent_cannot_overwrite_a_memory_or_pick_its_file(served):
     identity = served.vault / "memories" / "work" / "identity.md"
     before = identity.read_bytes()

@@ -191,6 +191,24 @@ async def test_typing_in_the_filter_narrows_the_list_and_resets_the_cursor(
         assert screen.query_one(MemoryList).border_title == "45 memories"
 
 
+async def test_typing_a_chinese_word_in_the_filter_finds_the_memory_it_is_inside(
+    vault_path: Path, open_vault: Callable[[Path], Vault]
+) -> None:
+    (vault_path / "memories" / "coffee.md").write_text(
+        "---\nid: coffee0001\ntitle: 早上的习惯\ncreated: 2026-11-30T09:00:00Z\n---\n\n"
+        "我每天早上喝咖啡，不加糖。\n",
+        encoding="utf-8",
+    )
+    app = make_app(open_vault(vault_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await filter_to(pilot, "咖")
+        assert [row for row in rows(screen) if "早上的习惯" in row]
+        await pilot.press("啡")
+        screen = await ready(pilot)
+        assert screen.query_one(MemoryList).border_title == "1 of 46 memories"
+
+
 async def test_enter_opens_the_memory_with_its_title_fields_and_body(vault: Vault) -> None:
     opened: list[Message] = []
     app = make_app(vault, watch=False)

@@ -26,6 +26,7 @@ from memoryctl.storage.parsing import (
     CHUNK,
     NOTE_COLUMNS,
     ParsedFile,
+    fts_body,
     fts_title,
     memory_from_doc,
     parse_all,
@@ -312,7 +313,7 @@ class IndexSync(IndexConnection):
         aliases = json.loads(row[2]).get("aliases") or ()
         conn.execute(
             "INSERT INTO note_fts(note_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-            (rowid, fts_title(row[0], aliases), matching.fold(row[1])),
+            (rowid, fts_title(row[0], aliases), fts_body(row[1])),
         )
         for table, column in (
             ("tags", "note"),

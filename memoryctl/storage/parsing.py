@@ -20,7 +20,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import NamedTuple
 
-from memoryctl import matching
+from memoryctl import character_pairs, matching
 from memoryctl.memory import (
     Anchor,
     DecisionRecord,
@@ -325,7 +325,7 @@ def parsed_file(memory: Memory, relpath: str, size: int, mtime_ns: int, sha: str
         m.id,
         m.has_id,
         row,
-        (fts_title(m.title, m.aliases), matching.fold(m.body)),
+        (fts_title(m.title, m.aliases), fts_body(m.body)),
         tuple(dict.fromkeys(m.tags)),
         tuple(dict.fromkeys(m.derived_from)),
         needles,
@@ -335,7 +335,13 @@ def parsed_file(memory: Memory, relpath: str, size: int, mtime_ns: int, sha: str
 def fts_title(title: str, aliases: Sequence[str]) -> str:
     """The full-text title column: the title and each alias, folded, one to a line, so an
     alias is searched as the title is (Obsidian's other names for a note)."""
-    return matching.fold("\n".join([title, *aliases]))
+    return character_pairs.indexed(matching.fold("\n".join([title, *aliases])))
+
+
+def fts_body(body: str) -> str:
+    """The full-text body column: the body folded, with its runs of Chinese, Japanese
+    and Korean written as their pairs of characters (`character_pairs`)."""
+    return character_pairs.indexed(matching.fold(body))
 
 
 def parse_chunk(root: str, stats: Sequence[tuple[str, int, int]]) -> list[ParsedFile]:
