@@ -15,6 +15,10 @@ OR of the question's non-stop words, top 20 by BM25, with the `unicode61` tokeni
 Data sets:
 - the conversational set in `bench/data/conversations.json` (chats and notes, with
   questions of five kinds; see `bench/data/make_conversations.py`);
+- the Chinese, Japanese and Korean set in `bench/data/cjk.json` (facts a person told in
+  those languages and questions in the same language; written for this benchmark), with
+  a third baseline beside the two: FTS5's `trigram` tokenizer, asked the OR of the
+  question's three-character strings (so it cannot find a word of two characters);
 - Letta's core-memory-update set, read where it lies (`../shared/data/
   letta-core-memory-update/` beside the project, or `$MEMORYCTL_LETTA_DIR`), at vault
   sizes of 10, 100 and 2,000 facts. Without the folder the set is skipped, and said so.
@@ -46,6 +50,7 @@ from memoryctl.storage.vault import Vault
 
 ROOT = Path(__file__).resolve().parents[1]
 CONVERSATIONS = ROOT / "bench" / "data" / "conversations.json"
+CJK = ROOT / "bench" / "data" / "cjk.json"
 LETTA_DIR = ROOT.parent / "shared" / "data" / "letta-core-memory-update"
 LETTA_SIZES = (10, 100, 2000)
 # The 100,000-memory vault is built only when asked for that many.
@@ -120,6 +125,15 @@ def conversations() -> Corpus:
         for q in data["questions"]
     )
     return Corpus("conversations", notes, cases)
+
+
+def cjk() -> Corpus:
+    data = json.loads(CJK.read_text(encoding="utf-8"))
+    notes = tuple(Note(m["id"], m["body"], m["created"]) for m in data["memories"])
+    cases = tuple(
+        Case(q["question"], q["kind"], frozenset(q["answers"])) for q in data["questions"]
+    )
+    return Corpus("cjk", notes, cases)
 
 
 def _half(question_id: str) -> str:
@@ -260,8 +274,12 @@ def baseline(texts: Sequence[tuple[str, str]], tokenizer: str) -> sqlite3.Connec
     return db
 
 
-def baseline_ranks(db: sqlite3.Connection, question: str) -> dict[str, int]:
+def baseline_ranks(
+    db: sqlite3.Connection, question: str, *, trigrams: bool = False
+) -> dict[str, int]:
     words = list(dict.fromkeys(t for t in tokens(question) if t not in STOPWORDS))
+    if trigrams:
+        words = list(dict.fromkeys(w[i : i + 3] for w in words for i in range(len(w) - 2)))
     if not words:
         return {}
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
@@ -272,6 +290,8 @@ def baseline_ranks(db: sqlite3.Connection, question: str) -> dict[str, int]:
 
 
 BASELINES = {"bm25_naive": "unicode61", "bm25_porter": "porter unicode61"}
+# Only beside the Chinese, Japanese and Korean set: what a side table of trigrams finds.
+TRIGRAM = {"bm25_trigram": "trigram"}
 
 
 @dataclass
@@ -281,26 +301,29 @@ class Run:
     bundle: Scores
     baselines: dict[str, Scores]
     times: list[float]
+    # Each baseline's tokenizer, by name.
+    tokenizers: dict[str, str]
     vaults: int = 0
     memories: int = 0
 
     @classmethod
-    def new(cls) -> Run:
-        return cls(Scores(), {name: Scores() for name in BASELINES}, [])
+    def new(cls, baselines: dict[str, str] = BASELINES) -> Run:
+        return cls(Scores(), {name: Scores() for name in baselines}, [], dict(baselines))
 
     def ask(self, vault: Vault, corpus: Corpus) -> None:
         """Ask the corpus's questions of the vault, and of the baselines over its memories."""
         self.vaults += 1
         texts = vault.index.ids_and_bodies()
         self.memories = max(self.memories, len(texts))
-        dbs = {name: baseline(texts, tok) for name, tok in BASELINES.items()}
+        dbs = {name: baseline(texts, tok) for name, tok in self.tokenizers.items()}
         for case in corpus.cases:
             started = time.perf_counter()
             ranks = bundle_ranks(vault, case.question)
             self.times.append(time.perf_counter() - started)
             self.bundle.add(case, ranks)
             for name, db in dbs.items():
-                self.baselines[name].add(case, baseline_ranks(db, case.question))
+                trigrams = self.tokenizers[name] == "trigram"
+                self.baselines[name].add(case, baseline_ranks(db, case.question, trigrams=trigrams))
 
     def figures(self) -> dict[str, object]:
         return {
@@ -312,9 +335,11 @@ class Run:
         }
 
 
-def ask_in_fresh_vaults(workdir: Path, name: str, corpora: Sequence[Corpus]) -> Run:
+def ask_in_fresh_vaults(
+    workdir: Path, name: str, corpora: Sequence[Corpus], baselines: dict[str, str] = BASELINES
+) -> Run:
     """A vault for each corpus, built cold, asked its questions, then removed."""
-    run = Run.new()
+    run = Run.new(baselines)
     for number, corpus in enumerate(corpora):
         root = fresh_vault(workdir / "recall" / f"{name}-{number}", corpus.notes)
         fresh_cache(workdir, f"recall-{name}-{number}")
@@ -332,10 +357,12 @@ def _log_line(label: str, figures: dict[str, object]) -> None:
     bundle = figures["bundle"]["all"]  # type: ignore[index]
     naive = figures["bm25_naive"]  # type: ignore[index]
     porter = figures["bm25_porter"]  # type: ignore[index]
+    trigram = figures.get("bm25_trigram")
     log(
         f"{label}: bundle R@5/10/20 {bundle['recall@5']}/{bundle['recall@10']}/"
         f"{bundle['recall@20']} MRR {bundle['mrr']}; naive R@20 {naive['recall@20']}, "
         f"porter R@20 {porter['recall@20']}"
+        + (f", trigram R@20 {trigram['recall@20']}" if trigram else "")  # type: ignore[index]
         + "".join(
             f"; {key[5:]} half R@20 {row['recall@20']}"  # type: ignore[index]
             for key, row in figures["bundle"].items()  # type: ignore[attr-defined]
@@ -353,12 +380,17 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "machine": machine(),
         "targets": {
             "conversations_recall@20": 80,
+            "cjk_recall@20": 80,
             "letta_recall@20_every_size": 99,
         },
     }
     conv = ask_in_fresh_vaults(workdir, "conversations", [chats]).figures()
     _log_line(f"conversations ({len(chats.notes)} memories)", conv)
     figures["conversations"] = {str(len(chats.notes)): conv}
+    words = cjk()
+    unspaced = ask_in_fresh_vaults(workdir, "cjk", [words], BASELINES | TRIGRAM).figures()
+    _log_line(f"Chinese, Japanese, Korean ({len(words.notes)} memories)", unspaced)
+    figures["cjk"] = {str(len(words.notes)): unspaced}
 
     sets = letta_sets()
     if sets is None:
@@ -382,8 +414,9 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         figures["letta"] = letta
 
     if n >= LARGE:
-        large = _large_vault(workdir, n, chats, sets)
+        large = _large_vault(workdir, n, chats, words, sets)
         figures["conversations"][str(n)] = large["conversations"]  # type: ignore[index]
+        figures["cjk"][str(n)] = large["cjk"]  # type: ignore[index]
         if sets is not None:
             figures["letta"][str(n)] = large["letta"]  # type: ignore[index]
     figures["seconds"] = round(time.perf_counter() - started, 1)
@@ -391,23 +424,24 @@ def run(n: int, workdir: Path) -> dict[str, object]:
 
 
 def _large_vault(
-    workdir: Path, n: int, chats: Corpus, sets: list[Corpus] | None
+    workdir: Path, n: int, chats: Corpus, words: Corpus, sets: list[Corpus] | None
 ) -> dict[str, dict[str, object]]:
-    """Both sets in one vault filled with synthetic memories up to `n`."""
+    """Every set in one vault filled with synthetic memories up to `n`."""
     facts = merged("letta", sets) if sets else Corpus("letta", (), ())
-    filler = n - len(chats.notes) - len(facts.notes)
+    filler = n - len(chats.notes) - len(words.notes) - len(facts.notes)
     info = synth_vault(workdir, f"recall-large-{n}", SynthSpec(n=filler))
     (info.root / "memoryctl.toml").write_text(CONFIG, encoding="utf-8")
     write_notes(info.root, chats.notes, "chats")
+    write_notes(info.root, words.notes, "cjk")
     write_notes(info.root, facts.notes, "facts")
     fresh_cache(workdir, f"recall-large-{n}")
     vault = Vault(info.root)
     result: dict[str, dict[str, object]] = {}
     try:
-        for corpus in (chats, facts):
+        for corpus in (chats, words, facts):
             if not corpus.cases:
                 continue
-            one = Run.new()
+            one = Run.new(BASELINES | TRIGRAM if corpus is words else BASELINES)
             one.ask(vault, corpus)
             result[corpus.name] = one.figures()
             _log_line(f"{corpus.name} at {n}", result[corpus.name])
