@@ -17,6 +17,12 @@ from memoryctl.memory import Memory
 from memoryctl.storage.config import VaultConfig
 from memoryctl.storage.parsing import memory_from_doc
 
+# Every connection reads the index through a memory map of its file, up to this size:
+# each thread's connection then shares the pages the operating system holds already
+# instead of copying them into a cache of its own, which a server's twenty worker
+# threads, each with a cold cache, paid again and again (see docs/ARCHITECTURE.md).
+MMAP_BYTES = 1 << 30
+
 
 class IndexCorrupt(Exception):
     pass
@@ -59,6 +65,7 @@ class IndexConnection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA cache_size=-65536")
         conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
         return conn
 
     def generation(self) -> int:
@@ -106,6 +113,7 @@ class IndexConnection:
                 return None
             reader.execute("PRAGMA cache_size=-16384")
             reader.execute("PRAGMA temp_store=MEMORY")
+            reader.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             with self._lock:
                 ended = [conn for thread, conn in self._readers if not thread.is_alive()]
                 self._readers = [(t, c) for t, c in self._readers if t.is_alive()]
