@@ -27,6 +27,7 @@ from memoryctl.storage.gitrepo import GitError, _git, _run, write_blobs
 from memoryctl.storage.merge import merge_plain, merges_by_key
 from memoryctl.storage.scan import is_memory_path
 from memoryctl.storage.vault import Vault, VaultError
+from memoryctl.wording import first_few
 
 STATE_FILE = "sync.json"
 CONFLICT_ACTION = "conflict"
@@ -157,8 +158,8 @@ def _files(count: int) -> str:
 
 def _listed(paths: list[str], most: int = 5) -> str:
     """The first few paths, and how many more."""
-    shown = ", ".join(paths[:most])
-    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")
+    shown, more = first_few(paths, most)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 class Unfinished(SyncError):

@@ -95,3 +95,22 @@ def make_devices(tmp_path: Path, cli: Callable, monkeypatch: pytest.MonkeyPatch)
     second = devices.sync(desktop)
     assert second.code == 0, second.err
     return devices
+
+
+def both_change_many(devices: Devices, count: int) -> None:
+    """`count` memories, each changed on the same line on both devices, so the desktop's
+    sync has that many files to merge."""
+    folder = devices.laptop / "memories" / "default"
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(count):
+        (folder / f"note-{n}.md").write_text(f"---\nid: note{n}\ntitle: Note {n}\n---\n\nplain\n")
+    git(devices.laptop, "add", "-A")
+    git(devices.laptop, "commit", "-q", "-m", "Many notes")
+    assert devices.sync(devices.laptop).code == 0
+    assert devices.sync(devices.desktop).code == 0
+    for device, word in ((devices.laptop, "laptop"), (devices.desktop, "desktop")):
+        for n in range(count):
+            path = device / "memories" / "default" / f"note-{n}.md"
+            path.write_text(path.read_text().replace("plain", word))
+        git(device, "commit", "-q", "-a", "-m", f"Edited on the {word}")
+    assert devices.sync(devices.laptop).code == 0

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from memoryctl.storage.vault import Vault
-from tests.sync_support import Devices, git, make_devices
+from tests.sync_support import Devices, both_change_many, git, make_devices
 
 
 @pytest.fixture
@@ -321,3 +321,25 @@ def test_sync_stops_when_something_is_staged_and_a_merge_is_needed(devices):
     [line] = stopped.err.strip().splitlines()
     assert "mine.txt" in line and "staged" in line
     assert git(devices.desktop, "diff", "--cached", "--name-only").split() == ["mine.txt"]
+
+
+def test_many_conflicts_name_the_first_ten_and_say_where_the_rest_are_listed(devices):
+    both_change_many(devices, 14)
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert len([line for line in lines if line.startswith("Conflict in ")]) == 10
+    assert (
+        "…and 4 more conflicts like these to decide; memoryctl review --origin sync lists "
+        "them all." in lines
+    )
+    listed = devices.run(devices.desktop, "--json", "review", "--origin", "sync").json()
+    assert len(listed["proposals"]) == 14
+
+
+def test_sync_json_lists_every_conflict_however_many(devices):
+    both_change_many(devices, 14)
+    result = devices.sync(devices.desktop, "--json")
+    assert result.code == 0, result.err
+    conflicts = result.json()["conflicts"]
+    assert len(conflicts) == 14 and all(c["proposal"] for c in conflicts)

@@ -18,7 +18,7 @@ from memoryctl.storage.vault import Vault
 from memoryctl.sync import sync
 from memoryctl.tui.app import MemoryApp, make_app
 from memoryctl.tui.screens.review import ReviewScreen
-from tests.sync_support import Devices, git, make_devices
+from tests.sync_support import Devices, both_change_many, git, make_devices
 
 
 @pytest.fixture
@@ -129,3 +129,33 @@ async def test_sync_without_a_remote_says_what_to_do_in_words_the_tui_has(tmp_pa
             assert "memoryctl sync" not in said  # f5 is how this face syncs
     finally:
         vault.close()
+
+
+async def test_a_sync_with_many_conflicts_and_notes_shows_a_few_toasts_and_counts_the_rest(
+    devices,
+):
+    # Five memories the laptop will delete and the desktop change: five notes.
+    folder = devices.laptop / "memories" / "default"
+    folder.mkdir(parents=True)
+    for n in range(5):
+        (folder / f"gone-{n}.md").write_text(f"---\nid: gone{n}\n---\n\nold\n")
+    git(devices.laptop, "add", "-A")
+    git(devices.laptop, "commit", "-q", "-m", "Notes to drop")
+    both_change_many(devices, 5)
+    git(devices.laptop, "rm", "-q", "memories/default/gone-*.md")
+    git(devices.laptop, "commit", "-q", "-m", "Dropped")
+    assert devices.sync(devices.laptop).code == 0
+    for n in range(5):
+        path = devices.desktop / "memories" / "default" / f"gone-{n}.md"
+        path.write_text(path.read_text().replace("old", "kept"))
+    git(devices.desktop, "commit", "-q", "-a", "-m", "Changed")
+    async with running(devices, devices.desktop) as (app, pilot):
+        await pilot.press("f5")
+        await until(pilot, lambda: any("Received" in t for t in toasts(app)), timeout=60)
+        shown = toasts(app)
+    deleted = [t for t in shown if "deleted on one device and changed on the other" in t]
+    assert len(deleted) == 3
+    assert "…and 2 more notes from this sync" in shown
+    [conflicts] = [t for t in shown if "conflicts from sync" in t]
+    assert conflicts.startswith("5 conflicts from sync to decide on the Review screen")
+    assert conflicts.endswith(" and 2 more") and conflicts.count("memories/default/note-") == 3

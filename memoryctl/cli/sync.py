@@ -15,6 +15,10 @@ from memoryctl.cli.common import (
     say,
     subcommand_options,
 )
+from memoryctl.wording import counted, first_few
+
+# A sync with many conflicts names this many of them; the review queue holds them all.
+CONFLICTS_SHOWN = 10
 
 
 def _utcnow():
@@ -40,11 +44,17 @@ def cmd_sync(args: argparse.Namespace) -> None:
         return
     for text in report.notices:
         say(text)
-    for conflict in report.conflicts:
+    shown, more = first_few(report.conflicts, CONFLICTS_SHOWN)
+    for conflict in shown:
         say(
             f"Conflict in {conflict.path} ({conflict.what}): this device's version "
             f"is kept; the other is in proposal {conflict.proposal} "
             f"(memoryctl review show {conflict.proposal})."
+        )
+    if more:
+        say(
+            f"…and {counted(more, 'more conflict')} like these to decide; "
+            "memoryctl review --origin sync lists them all."
         )
     where = f"{report.remote}/{report.branch}"
     if report.forced:

@@ -21,7 +21,15 @@ from memoryctl.tui.screens.help import HelpScreen
 from memoryctl.tui.screens.palette import ActionCommands, MemoryCommands
 from memoryctl.tui.screens.vault import VaultScreen
 from memoryctl.tui.state import save_theme, saved_theme, state_path
-from memoryctl.tui.sync import SyncDone, SyncFailed, SyncStateRead, header_text, summary
+from memoryctl.tui.sync import (
+    SyncDone,
+    SyncFailed,
+    SyncStateRead,
+    conflict_toast,
+    header_text,
+    notice_toasts,
+    summary,
+)
 
 if TYPE_CHECKING:
     from memoryctl.importing import ImportReport
@@ -395,14 +403,11 @@ class MemoryApp(App[None]):
     def sync_done(self, message: SyncDone) -> None:
         report = message.report
         self._show_sync_state(message.state)
-        for text in report.notices:
+        for text in notice_toasts(report):
             self.notify(text, timeout=8)
-        if report.conflicts:
-            self.notify(
-                f"{len(report.conflicts)} conflict(s) from sync to decide on the Review screen",
-                severity="warning",
-                timeout=10,
-            )
+        conflicts = conflict_toast(report)
+        if conflicts:
+            self.notify(conflicts, severity="warning", timeout=10)
         self.notify(summary(report), title="Sync")
         changed = [*report.changed, *(c.path for c in report.conflicts)]
         for screen in self.get_screen_stack("vault"):

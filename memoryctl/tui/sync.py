@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from memoryctl.sync import SyncReport, SyncState
+from memoryctl.wording import counted, first_few
+
+# A sync's notes beyond this many are counted in one toast, not shown one toast each.
+NOTICES_SHOWN = 3
+CONFLICTS_NAMED = 3
 
 
 @dataclass
@@ -57,3 +62,19 @@ def summary(report: SyncReport) -> str:
     if not report.received and not report.sent:
         return f"Up to date with {where}"
     return f"Received {report.received}, sent {report.sent} commits ({where})"
+
+
+def notice_toasts(report: SyncReport) -> list[str]:
+    """A toast for each of the sync's first few notes, and one that counts the rest."""
+    shown, more = first_few(report.notices, NOTICES_SHOWN)
+    return [*shown, f"…and {counted(more, 'more note')} from this sync"] if more else shown
+
+
+def conflict_toast(report: SyncReport) -> str | None:
+    """One toast for every conflict, naming the first few files."""
+    if not report.conflicts:
+        return None
+    shown, more = first_few([c.path for c in report.conflicts], CONFLICTS_NAMED)
+    named = ", ".join(shown) + (f" and {more:,} more" if more else "")
+    count = counted(len(report.conflicts), "conflict")
+    return f"{count} from sync to decide on the Review screen, which lists them all: {named}"
