@@ -228,6 +228,15 @@ def test_search_finds_current_memories_and_all_includes_retired(vault_dir, cli):
     assert everything == {keep, gone}
 
 
+def test_search_takes_its_words_without_quotes(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    keep = cli(*v, "add", "The staging database lives in Frankfurt").out.strip()
+    cli(*v, "add", "The staging cluster runs in Dublin")
+    found = cli(*v, "search", "staging", "database", "--json")
+    assert found.code == 0
+    assert [m["id"] for m in found.json()] == [keep]
+
+
 def test_pin_and_unpin_change_one_key_and_commit(vault_dir, cli):
     v = ("--vault", str(vault_dir))
     memory_id = cli(*v, "add", "Never push to main").out.strip()

@@ -313,7 +313,8 @@ def cmd_search(args: argparse.Namespace) -> None:
     vault = open_vault(args)
     if args.limit < 1:
         raise UserError("--limit must be at least 1")
-    memories = vault.index.search(args.query, limit=args.limit, include_retired=args.all)
+    query = " ".join(args.query)
+    memories = vault.index.search(query, limit=args.limit, include_retired=args.all)
     _print_memories(vault, memories, args)
 
 
@@ -414,7 +415,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--limit", type=int)
 
     p = command("search", cmd_search, "full-text search of current memories")
-    p.add_argument("query", metavar="QUERY")
+    p.add_argument("query", metavar="QUERY", nargs="+", help="words to find; quotes are not needed")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--all", action="store_true", help="include retired memories")
 
