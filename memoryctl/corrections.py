@@ -113,7 +113,7 @@ def overtaken(source: ReachSource, memories: Sequence[Memory]) -> set[str]:
 
 
 def render_with_now(memory: Memory, now: Sequence[Memory]) -> str:
-    """A memory as the agent sees it: its text, and a `now:` line per correction."""
-    lines = [f"- {memory.text}"]
-    lines += [f"    now: {correction.text}" for correction in now]
-    return "\n".join(lines)
+    """A memory's text as its file holds it, every line kept (else its description or
+    title), and beneath it a `now:` line per correction, as the agent is told them."""
+    text = memory.body.replace("\r\n", "\n").strip("\n").rstrip() or memory.text
+    return "\n".join([text, *(f"    now: {correction.text}" for correction in now)])

@@ -145,7 +145,7 @@ def test_add_prints_the_new_id_and_show_prints_it_back(vault_dir, cli):
     memory_id = result.out.strip()
     assert len(memory_id) == 10
     shown = cli("--vault", str(vault_dir), "show", memory_id)
-    assert "- I prefer tabs over spaces" in shown.out
+    assert shown.out.endswith("\n\nI prefer tabs over spaces\n")
     data = cli("--vault", str(vault_dir), "show", memory_id, "--json").json()
     assert data.keys() >= REQUIRED_JSON_KEYS
     assert data["kind"] == "preference"
@@ -629,3 +629,25 @@ def test_a_proposal_made_on_the_command_line_is_the_persons(vault_dir, cli):
     made = cli("--vault", str(vault_dir), "propose", "retire", mid, "--reason", "moved", "--json")
     assert made.code == 0, made.err
     assert made.json()["origin"] == {"kind": "user", "ref": None}
+
+
+def test_show_prints_a_memorys_text_with_its_lines_as_written(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    body = "Release steps:\n\n1. Tag the commit.\n2. Push the tag.\n"
+    memory_id = cli(*v, "add", "-", "--title", "Release", stdin=body).out.strip()
+    shown = cli(*v, "show", memory_id)
+    assert shown.out.endswith("\n\n" + body)
+    assert cli(*v, "show", memory_id, "--json").json()["body"] == body
+
+
+def test_replace_ends_the_new_text_with_a_newline_even_in_a_file_written_without_one(
+    vault_dir, cli
+):
+    v = ("--vault", str(vault_dir))
+    (vault_dir / "hand.md").write_bytes(b"---\nid: handmade01\ntitle: Hand\n---\nwritten")
+    (vault_dir / "other.md").write_bytes(b"---\nid: handmade02\ntitle: Other\n---\nas is")
+    assert cli(*v, "replace", "handmade01", "two\nlines").code == 0
+    assert (vault_dir / "hand.md").read_bytes().endswith(b"\ntwo\nlines\n")
+    # A change of its keys alone leaves the person's text as they wrote it.
+    assert cli(*v, "pin", "handmade02").code == 0
+    assert (vault_dir / "other.md").read_bytes().endswith(b"---\nas is")

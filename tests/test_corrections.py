@@ -133,7 +133,7 @@ def note(
 
 def block(old: str, *now: str) -> str:
     """What `memoryctl show` prints beneath a memory's details."""
-    return "\n".join([f"- {old}", *(f"    now: {text}" for text in now)])
+    return "\n".join([old, *(f"    now: {text}" for text in now)])
 
 
 def frontmatter(path: Path) -> dict:

@@ -507,3 +507,9 @@ def test_a_file_is_split_alike_whether_read_line_by_line_or_searched(text: str, 
         except NoteError as error:
             results.append(str(error))
     assert results[0] == results[1]
+
+
+def test_a_new_text_ends_its_last_line_in_the_files_own_line_endings() -> None:
+    raw = b"---\r\ntitle: T\r\n---\r\nwritten by hand"
+    changed = parse_bytes(raw).with_changes({}, body="new\nlines")
+    assert changed.to_bytes() == b"---\r\ntitle: T\r\n---\r\nnew\r\nlines\r\n"

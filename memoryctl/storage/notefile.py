@@ -111,7 +111,11 @@ class NoteFile:
         else:
             # Keep the file's layout: the blank lines between the frontmatter and the text.
             layout = self.body[: len(self.body) - len(self.body.lstrip("\r\n"))]
-            new_body = layout + _with_newlines(body.lstrip("\r\n"), nl)
+            text = body.lstrip("\r\n")
+            # A text memoryctl writes ends its last line, as every file it writes does.
+            if text and not text.endswith(("\n", "\r")):
+                text += "\n"
+            new_body = layout + _with_newlines(text, nl)
         return self._rebuilt(segments, new_body)
 
     def with_key_text(self, key: str, text: str) -> NoteFile:
