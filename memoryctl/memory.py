@@ -28,13 +28,14 @@ DEFAULT_NAMESPACE = "default"
 # Claude Code's memory files say what they hold in `type`; a `kind` of memoryctl's own
 # wins. `feedback` is how the person wants the agent to work, which memoryctl calls a
 # preference; `user`, `project` and `reference` are facts about the person, the work
-# and where to look.
+# and where to look. Claude Code reads the type as a model wrote it, so `Feedback` and
+# ` feedback ` are the same type.
 _KIND_OF_TYPE = {"user": "fact", "feedback": "preference", "project": "fact", "reference": "fact"}
 
 
 def kind_of_claude_type(value: Any) -> str | None:
     """The kind a Claude Code memory's `type` means, or None for another value."""
-    return _KIND_OF_TYPE.get(value) if isinstance(value, str) else None
+    return _KIND_OF_TYPE.get(value.strip().casefold()) if isinstance(value, str) else None
 
 
 _ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -261,7 +262,70 @@ def parse_moment(value: Any) -> str:
             return iso(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
         except ValueError:
             pass
+        wordy = _wordy_moment(text)
+        if wordy is not None:
+            return iso(wordy)
     raise ValueError(f"invalid date {value!r}")
+
+
+# A date as Obsidian's Linter writes it by default ("Wednesday, January 3rd 2024, 2:30:12
+# pm"), and the shorter forms its settings offer ("January 3rd 2024", "Jan 3, 2024").
+_MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+_WORDY_DATE = re.compile(
+    r"(?:[a-z]+,?\s+)?([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})"
+    r"(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?",
+    re.IGNORECASE,
+)
+
+
+def _wordy_moment(text: str) -> dt.datetime | None:
+    match = _WORDY_DATE.fullmatch(text)
+    if not match:
+        return None
+    name, day, year, hour, minute, second, half = match.groups()
+    months = [m for m, full in enumerate(_MONTHS, 1) if full.startswith(name.casefold())]
+    if len(months) != 1 or (len(name) < len(_MONTHS[months[0] - 1]) and len(name) != 3):
+        return None
+    hours = int(hour or 0)
+    if half:
+        if not 1 <= hours <= 12:
+            return None
+        hours = hours % 12 + (12 if half[0].lower() == "p" else 0)
+    try:
+        return dt.datetime(
+            int(year), months[0], int(day), hours, int(minute or 0), int(second or 0),
+            tzinfo=dt.UTC,
+        )  # fmt: skip
+    except ValueError:
+        return None
+
+
+# The keys other tools date a note by, read when memoryctl's own key is missing, first
+# found first: Obsidian's Linter (`date created`, `date modified`), the plugins that
+# keep `modified`, Quartz's and static sites' `date` and `lastmod`, and exports'
+# `created_at`. They are kept in the file as written; memoryctl only reads them.
+CREATED_KEYS = ("created", "date created", "creation date", "created_at", "date")
+UPDATED_KEYS = (
+    "updated", "date modified", "modified", "last modified", "lastmod", "last-modified",
+    "updated_at",
+)  # fmt: skip
+
+
+def dated_by(data: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of `keys` whose value is a date; None when none is."""
+    for key in keys:
+        value = data.get(key)
+        if value is None or value == "":
+            continue
+        try:
+            parse_moment(value)
+        except ValueError:
+            continue
+        return key
+    return None
 
 
 # --- reading frontmatter ---------------------------------------------------------------
@@ -386,6 +450,11 @@ def memory_from_note(
             problems.append(f"{key}: invalid date {str(value)!r}")
             return None
 
+    def other_date(keys: tuple[str, ...]) -> str | None:
+        # Another tool's key: one that holds no date is its owner's text, no problem.
+        key = dated_by(data, keys[1:])
+        return parse_moment(data[key]) if key is not None else None
+
     raw_id = data.get("id")
     has_id = isinstance(raw_id, str | int) and bool(str(raw_id).strip())
     if raw_id is not None and not has_id:
@@ -450,8 +519,8 @@ def memory_from_note(
         status=status,
         pinned=pinned_value,
         pin_order=float(pin_order) if pin_order is not None else None,
-        created=moment("created") or fallback_created,
-        updated=moment("updated"),
+        created=moment("created") or other_date(CREATED_KEYS) or fallback_created,
+        updated=moment("updated") or other_date(UPDATED_KEYS),
         valid_from=moment("valid_from"),
         valid_until=moment("valid_until"),
         checked=moment("checked"),

@@ -519,3 +519,150 @@ def test_a_topic_file_renamed_with_its_text_as_it_was_makes_no_second_memory(
         assert _by_file(again)["feedback_package_manager.md"] == (
             f"unchanged since imported as {pnpm['id']}"
         )
+
+
+def test_a_claude_code_topic_whose_frontmatter_is_a_list_is_named_and_left_to_mend(
+    vault_dir, tmp_path, cli
+):
+    """A model wrote the keys as a list (`- name: Tea`): the file's name and type cannot
+    be read, so it is skipped with the reason, as broken frontmatter is, rather than
+    made a memory without them; mended, it comes in whole."""
+    folder = tmp_path / "memory"
+    files = _tree(
+        folder,
+        {
+            "user_tea.md": b"---\n- name: Tea person\n- type: user\n---\nDrinks green tea.\n",
+            "feedback_terse.md": b"---\nname: Terse\ntype: Feedback\n---\nShort answers.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "claude-code", folder)
+    assert [m["title"] for m in data["made"]] == ["Terse"]
+    assert _by_file(data) == {
+        "user_tea.md": "its frontmatter is not a mapping of keys (it is a list)"
+    }
+    assert _unchanged(folder, files)
+    (folder / "user_tea.md").write_bytes(b"---\nname: Tea person\ntype: user\n---\nDrinks tea.\n")
+    mended = _import(cli, vault_dir, "claude-code", folder)
+    assert [m["title"] for m in mended["made"]] == ["Tea person"]
+    _clean_and_idempotent(cli, vault_dir, "claude-code", folder)
+
+
+@pytest.mark.parametrize(
+    ("written", "kind"),
+    [("Feedback", "preference"), (" feedback ", "preference"), ("PROJECT", "fact")],
+)
+def test_a_claude_code_type_in_another_case_is_the_same_type(
+    vault_dir, tmp_path, cli, written, kind
+):
+    folder = tmp_path / "memory"
+    _tree(folder, {"terse.md": f'---\nname: Terse\ntype: "{written}"\n---\nShort.\n'.encode()})
+    [made] = _import(cli, vault_dir, "claude-code", folder)["made"]
+    assert cli("--vault", str(vault_dir), "show", made["id"], "--json").json()["kind"] == kind
+
+
+def test_a_mem0_memorys_metadata_is_kept_as_mem0_held_it(vault_dir, tmp_path, cli):
+    """What the app attached to each memory (a mapping, at any depth) comes along under
+    `metadata`, so nothing the person had in mem0 is lost."""
+    metadata = {
+        "source": "onboarding chat",
+        "confidence": 0.9,
+        "topics": ["food", "health"],
+        "session": {"id": "s-42", "started": "2025-03-01T10:00:00Z", "turn": 3},
+        "reviewed": None,
+    }
+    records = [
+        {"id": "a1", "memory": "Is allergic to peanuts", "metadata": metadata},
+        {"id": "a2", "memory": "Prefers window seats", "metadata": {"app": "travel"}},
+        {"id": "a3", "memory": "Runs on Sundays", "metadata": {}},
+    ]
+    export = tmp_path / "mem0.json"
+    export.write_text(json.dumps({"results": records}))
+    data = _import(cli, vault_dir, "mem0", export)
+    kept = {
+        m["title"]: notefile.parse_bytes((vault_dir / m["path"]).read_bytes()).data
+        for m in data["made"]
+    }
+    assert kept["Is allergic to peanuts"]["metadata"] == metadata
+    assert kept["Prefers window seats"]["metadata"] == {"app": "travel"}
+    assert "metadata" not in kept["Runs on Sundays"]
+    _clean_and_idempotent(cli, vault_dir, "mem0", export)
+
+
+def test_a_symlinked_folder_and_a_link_that_leads_nowhere_are_named_in_the_report(
+    vault_dir, tmp_path, cli
+):
+    """Neither is followed, as in the vault; a link that once led to a folder is told as
+    the link it is, not as a file of another kind."""
+    bank = tmp_path / "memory-bank"
+    _tree(bank, {"projectbrief.md": b"# Brief\n\n## Goal\nA recipe app.\n"})
+    _tree(tmp_path / "shared", {"techContext.md": b"## Stack\nPython.\n"})
+    (bank / "shared").symlink_to(tmp_path / "shared")
+    (bank / "archive").symlink_to(tmp_path / "gone")
+    (bank / "loop").symlink_to(bank / "loop")
+    data = _import(cli, vault_dir, "cline", bank)
+    assert [m["title"] for m in data["made"]] == ["Goal"]
+    assert _by_file(data) == {
+        "shared": "a symlink to a folder, not followed",
+        "archive": f"a symlink to {tmp_path / 'gone'} that cannot be followed "
+        "(No such file or directory)",
+        "loop": f"a symlink to {bank / 'loop'} that cannot be followed "
+        "(Too many levels of symbolic links)",
+    }
+
+
+def _too_deep(root: Path, depth: int = 18) -> Path:
+    """Folders nested deeper than a path may be long (4,096 bytes on Linux), made one by
+    one from the folder above, as a sync tool or an unpacked archive can leave them; a
+    note sits at the bottom."""
+    name = "n" * 250
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    note = os.open("deep.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+    os.write(note, b"Out of reach.\n")
+    os.close(note)
+    os.close(fd)
+    return root / name
+
+
+def test_a_folder_that_cannot_be_listed_is_named_with_the_reason(vault_dir, tmp_path, cli):
+    """A folder the system refuses to list (here: too deep for its path, which fails for
+    every user) is reported by its path, never passed over in silence."""
+    project = tmp_path / "notes"
+    _tree(project, {"Coffee.md": b"---\ntitle: Coffee\n---\n\nWater at 93 C.\n"})
+    _too_deep(project)
+    data = _import(cli, vault_dir, "basic-memory", project)
+    assert [m["title"] for m in data["made"]] == ["Coffee"]
+    [(ref, reason)] = _by_file(data).items()
+    assert reason == "cannot list: File name too long"
+    assert ref.startswith("n" * 250 + "/") and len(ref) > 4000
+
+
+@pytest.mark.parametrize(
+    ("source", "inner"),
+    [
+        ("cline", "memory-bank"),
+        ("claude-code", "memory"),
+        ("letta", "memory"),
+        ("cursor-rules", ".cursor/rules"),
+    ],
+)
+def test_a_sources_folder_that_is_a_dangling_link_or_a_file_is_an_error_naming_it(
+    vault_dir, tmp_path, cli, source, inner
+):
+    """The project's own notes are never read in the folder's place."""
+    project = tmp_path / "project"
+    _tree(project, {"README.md": b"# Project\n\nA recipe app.\n"})
+    (project / inner).parent.mkdir(parents=True, exist_ok=True)
+    (project / inner).symlink_to(tmp_path / "elsewhere")
+    result = cli("--vault", str(vault_dir), "import", source, str(project))
+    assert result.code == 1
+    assert f"{project / inner}: a symlink to {tmp_path / 'elsewhere'} that cannot be" in result.err
+    (project / inner).unlink()
+    (project / inner).write_text("not a folder\n")
+    result = cli("--vault", str(vault_dir), "import", source, str(project))
+    assert result.code == 1 and f"{project / inner}: a file, not a folder" in result.err
+    assert cli("--vault", str(vault_dir), "list", "--json").json() == []

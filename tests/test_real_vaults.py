@@ -259,6 +259,38 @@ def test_dendron_dates_are_read_and_written_back_as_epoch_milliseconds(vault_dir
     assert data["created"] == 1636543400000
 
 
+def test_obsidian_notes_dated_by_their_plugins_keys_keep_those_keys_as_written(vault_dir, cli):
+    """Templater's `date:`, the Linter's `date created` in its default format, and a
+    `created_at`: each dates its note; a pin writes no `created` beside it, and the
+    key's line stays byte for byte."""
+    notes = {
+        "daily.md": "---\ndate: 2024-03-05\ntags: [daily]\n---\n\nStand-up moved to ten.\n",
+        "linted.md": (
+            "---\ndate created: Wednesday, January 3rd 2024, 2:30:12 pm\n"
+            "date modified: Friday, January 5th 2024, 9:00:00 am\n---\nTabs in Go.\n"
+        ),
+        "export.md": "---\ncreated_at: '2023-07-01T08:00:00+02:00'\n---\nLives in Porto.\n",
+        "diary.md": "---\ndate: someday\n---\nA trip to Kyoto.\n",
+    }
+    for name, text in notes.items():
+        (vault_dir / name).write_text(text)
+    listed = {m["path"]: m for m in cli(*v(vault_dir), "list", "--json").json()}
+    assert listed["daily.md"]["created"] == "2024-03-05T00:00:00Z"
+    assert listed["linted.md"]["created"] == "2024-01-03T14:30:12Z"
+    assert listed["linted.md"]["updated"] == "2024-01-05T09:00:00Z"
+    assert listed["export.md"]["created"] == "2023-07-01T06:00:00Z"
+    assert listed["diary.md"]["created"] > "2026" and listed["diary.md"]["problems"] == []
+    for name in notes:
+        assert cli(*v(vault_dir), "pin", listed[name]["id"]).code == 0
+    for name, text in notes.items():
+        written = (vault_dir / name).read_text()
+        head = text.split("---\n")[1]
+        assert written.startswith("---\n" + head), name
+        assert ("\ncreated:" in written) == (name == "diary.md"), name
+    again = {m["path"]: m for m in cli(*v(vault_dir), "list", "--json").json()}
+    assert all(again[name]["created"] == listed[name]["created"] for name in notes)
+
+
 # --- the repair for vaults an earlier memoryctl wrote into ----------------------------------
 
 

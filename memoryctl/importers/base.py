@@ -25,9 +25,9 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from memoryctl.actions import slug
-from memoryctl.memory import parse_moment
+from memoryctl.memory import CREATED_KEYS, UPDATED_KEYS, dated_by, parse_moment
 from memoryctl.storage import notefile, yamlsubset
-from memoryctl.storage.notefile import yaml_reason
+from memoryctl.storage.notefile import yaml_reason, yaml_type
 
 
 class ImportSourceError(Exception):
@@ -148,7 +148,13 @@ class _FastYAML(YAMLHandler):
     def load(self, fm: str, **kwargs: object) -> Any:
         # The frontmatter as split begins with the newline after the fence; without
         # it, an error's line is counted as the vault's own reader counts it.
-        return yamlsubset.load(fm.removeprefix("\n"))
+        data = yamlsubset.load(fm.removeprefix("\n"))
+        if data is not None and not isinstance(data, dict):
+            # python-frontmatter would drop a list silently, and the file's keys with it.
+            raise UnreadableFrontmatter(
+                f"its frontmatter is not a mapping of keys (it is a {yaml_type(data)})"
+            )
+        return data
 
 
 _FAST_YAML = _FastYAML()
@@ -236,21 +242,70 @@ def file_dates(path: Path) -> tuple[str, str]:
     return text, text
 
 
+def note_dates(path: Path, data: dict[str, Any]) -> tuple[str, str]:
+    """(created, updated) of a source note: from the keys its tools date it by, as the
+    vault reads them (`created`, Obsidian's `date created`, `date`, ...), else from the
+    file's modification time."""
+    created, updated = file_dates(path)
+    created_key, updated_key = dated_by(data, CREATED_KEYS), dated_by(data, UPDATED_KEYS)
+    if created_key is not None:
+        created = parse_moment(data[created_key])
+    if updated_key is not None:
+        updated = parse_moment(data[updated_key])
+    return created, updated
+
+
 def files_under(root: Path, suffixes: tuple[str, ...] = (".md",)) -> Iterator[Path]:
     """Every file under root whose name ends in one of `suffixes` (in any case), in path
-    order; folders whose names start with a dot below root are never entered. Each file
-    and hidden folder passed over is told to `passing_over`."""
+    order; folders whose names start with a dot below root are never entered, nor are
+    symlinked folders (as in the vault). Each file and folder passed over, and each
+    folder that cannot be listed, is told to `passing_over` with the reason."""
     kinds = " or ".join(suffixes)
-    for folder, dirs, files in os.walk(root):
+
+    def unlisted(error: OSError) -> None:
+        _pass_over(Path(error.filename or root), f"cannot list: {error.strerror or error}")
+
+    for folder, dirs, files in os.walk(root, onerror=unlisted):
         _saw(Path(folder))
-        for name in sorted(d for d in dirs if d.startswith(".")):
-            _pass_over(Path(folder) / name, "a hidden folder, not read")
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if name.lower().endswith(suffixes):
-                yield Path(folder) / name
+        entered = []
+        for name in sorted(dirs):
+            if name.startswith("."):
+                _pass_over(Path(folder) / name, "a hidden folder, not read")
+            elif os.path.islink(Path(folder) / name):
+                _pass_over(Path(folder) / name, "a symlink to a folder, not followed")
             else:
-                _pass_over(Path(folder) / name, f"not a {kinds} file")
+                entered.append(name)
+        dirs[:] = entered
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.lower().endswith(suffixes):
+                yield path
+            else:
+                _pass_over(path, _broken_link(path) or f"not a {kinds} file")
+
+
+def _broken_link(path: Path) -> str | None:
+    """Why a symlink cannot be followed (it leads nowhere, or round in a loop); None for
+    anything else. Told rather than called a file of another kind: it may have been a
+    folder of the source."""
+    if not os.path.islink(path):  # False also for a path too long to ask about
+        return None
+    try:
+        path.stat()
+    except OSError as error:
+        return f"a symlink to {os.readlink(path)} that cannot be followed ({error.strerror})"
+    return None
+
+
+def folder_of_source(path: Path) -> Path:
+    """`path`, which a source's layout names as its folder (a project's `memory-bank/`),
+    when it is one or is not there at all; ImportSourceError, with the reason, when
+    something else stands in its place (a file, a symlink that leads nowhere), so that
+    the import neither reads the folder above it nor says nothing."""
+    if path.is_dir() or not os.path.lexists(path):
+        return path
+    reason = _broken_link(path) or "a file, not a folder"
+    raise ImportSourceError(f"{path}: {reason}")
 
 
 def markdown_files(root: Path) -> Iterator[Path]:

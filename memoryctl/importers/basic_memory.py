@@ -25,10 +25,9 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     UnreadableFile,
-    file_dates,
     item_key,
     markdown_files,
-    moment_or_none,
+    note_dates,
     read_note,
     relative,
 )
@@ -73,9 +72,7 @@ def read(path: Path) -> Iterator[Item]:
             continue
         title = str(data.get("title") or file.stem).strip()
         tags = _tags(data.get("tags"))
-        created, updated = file_dates(file)
-        created = moment_or_none(data.get("created")) or created
-        updated = moment_or_none(data.get("modified") or data.get("updated")) or updated
+        created, updated = note_dates(file, data)
         prose: list[str] = []
         relations: list[str] = []
         observations = 0

@@ -20,9 +20,9 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     UnreadableFile,
-    file_dates,
+    folder_of_source,
     markdown_files,
-    moment_or_none,
+    note_dates,
     read_note,
     read_text,
     relative,
@@ -42,8 +42,10 @@ def memory_folder(path: Path) -> Path:
     holds the session transcripts)."""
     if path.is_file():
         return path.parent
-    if not (path / INDEX).is_file() and (path / "memory").is_dir():
-        return path / "memory"
+    if not (path / INDEX).is_file():
+        inner = folder_of_source(path / "memory")
+        if inner.is_dir():
+            return inner
     return path
 
 
@@ -73,7 +75,7 @@ def read(path: Path) -> Iterator[Item]:
         if not body.strip() and not data.get("description"):
             yield Skipped(name, "empty")
             continue
-        created, updated = file_dates(topic)
+        created, updated = note_dates(topic, data)
         extra = {}
         if isinstance(data.get("description"), str) and data["description"].strip():
             extra["description"] = data["description"].strip()
@@ -83,8 +85,8 @@ def read(path: Path) -> Iterator[Item]:
             body.strip() or extra.get("description", ""),
             title=str(data["name"]).strip() if data.get("name") else None,
             kind=kind,
-            created=moment_or_none(data.get("created")) or created,
-            updated=moment_or_none(data.get("updated")) or updated,
+            created=created,
+            updated=updated,
             extra=extra,
         )
 

@@ -12,14 +12,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from memoryctl.importers.base import ImportSourceError, Item, markdown_files, relative
+from memoryctl.importers.base import (
+    ImportSourceError,
+    Item,
+    folder_of_source,
+    markdown_files,
+    relative,
+)
 from memoryctl.importers.sections import file_memories
 
 FOLDER = "memory-bank"
 
 
 def bank_folder(path: Path) -> Path:
-    return path / FOLDER if (path / FOLDER).is_dir() else path
+    bank = folder_of_source(path / FOLDER)
+    return bank if bank.is_dir() else path
 
 
 def where(path: Path) -> tuple[Path, tuple[Path, ...]]:

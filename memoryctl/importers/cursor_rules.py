@@ -23,8 +23,9 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     UnreadableFile,
-    file_dates,
     files_under,
+    folder_of_source,
+    note_dates,
     read_note,
     relative,
 )
@@ -40,7 +41,7 @@ def _rules_folder(path: Path) -> Path | None:
     """The folder of rule files: the project's `.cursor/rules`, else PATH itself when it
     is not a project with only a legacy `.cursorrules` (whose other Markdown files, its
     README and docs, are no rules)."""
-    candidate = path / ".cursor" / "rules"
+    candidate = folder_of_source(folder_of_source(path / ".cursor") / "rules")
     if candidate.is_dir():
         return candidate
     return None if (path / LEGACY).is_file() else path
@@ -70,7 +71,7 @@ def read(path: Path) -> Iterator[Item]:
         if not body.strip():
             yield Skipped(name, "empty")
             continue
-        created, updated = file_dates(file)
+        created, updated = note_dates(file, data)
         description = data.get("description")
         extra = {}
         globs = data.get("globs")

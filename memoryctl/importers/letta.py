@@ -16,8 +16,9 @@ from memoryctl.importers.base import (
     Item,
     Skipped,
     UnreadableFile,
-    file_dates,
+    folder_of_source,
     markdown_files,
+    note_dates,
     read_note,
     relative,
 )
@@ -30,8 +31,10 @@ TEXT_KEYS = ("name", "description")
 def memory_folder(path: Path) -> Path:
     """The MemFS folder PATH names: itself, or the `memory/` folder of an agent's folder
     (`~/.letta/agents/AGENT/`), whose `system/` holds the pins."""
-    inner = path / "memory"
-    return inner if not (path / "system").is_dir() and inner.is_dir() else path
+    if (path / "system").is_dir():
+        return path
+    inner = folder_of_source(path / "memory")
+    return inner if inner.is_dir() else path
 
 
 def where(path: Path) -> tuple[Path, tuple[Path, ...]]:
@@ -52,7 +55,7 @@ def read(path: Path) -> Iterator[Item]:
         if not body.strip():
             yield Skipped(name, "empty")
             continue
-        created, updated = file_dates(file)
+        created, updated = note_dates(file, data)
         extra = {}
         if isinstance(data.get("description"), str) and data["description"].strip():
             extra["description"] = data["description"].strip()

@@ -3,11 +3,12 @@
 mem0's `get_all` (and the export built on it) gives a list of memories, bare or under
 `results` (or `memories`); each has an `id`, the text in `memory`, `created_at`,
 `updated_at`, often `categories`, `metadata` and the `user_id`, `agent_id` or `run_id`
-it belongs to. OpenMemory's export names the text `content` and gives each memory a
-`state`: one `deleted` or `archived` there is skipped, and said. The id makes the ref,
-so a re-export of the same memories matches; a memory without an id is known by its
-first words instead (never by its place, so one put in above it adds one memory and
-one whose words changed proposes a replace).
+it belongs to; `metadata` (whatever the app attached) is kept as the key `metadata`.
+OpenMemory's export names the text `content` and gives each memory a `state`: one
+`deleted` or `archived` there is skipped, and said. The id makes the ref, so a
+re-export of the same memories matches; a memory without an id is known by its first
+words instead (never by its place, so one put in above it adds one memory and one
+whose words changed proposes a replace).
 """
 
 from __future__ import annotations
@@ -85,10 +86,14 @@ def read(path: Path) -> Iterator[Item]:
             for key in ("user_id", "agent_id", "run_id")
             if record.get(key)
         )
+        # What the person's app attached to the memory, kept as mem0 held it.
+        metadata = record.get("metadata")
+        extra = {"metadata": metadata} if metadata not in (None, {}, [], "") else {}
         yield Found(
             ref,
             text.strip(),
             tags=tags + owners,
+            extra=extra,
             created=moment_or_none(record.get("created_at") or record.get("createdAt")),
             updated=moment_or_none(record.get("updated_at") or record.get("updatedAt")),
             group=None if rid else group,

@@ -260,7 +260,7 @@ def _with_frontmatter(
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise NoteError(f"frontmatter is not a mapping (it is a {_yaml_type(data)})")
+        raise NoteError(f"frontmatter is not a mapping (it is a {yaml_type(data)})")
     return NoteFile(
         bom=bom,
         newline=newline,
@@ -313,7 +313,7 @@ def yaml_reason(error: yaml.YAMLError, fm_text: str) -> str:
     return problem
 
 
-def _yaml_type(data: object) -> str:
+def yaml_type(data: object) -> str:
     return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
         type(data), type(data).__name__
     )

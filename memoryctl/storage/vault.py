@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from memoryctl.lifecycle import lifecycle_writes
-from memoryctl.memory import Memory, dates_in_file_style, moment
+from memoryctl.memory import CREATED_KEYS, Memory, dated_by, dates_in_file_style, moment
 from memoryctl.storage import gitrepo, notefile, seal, writelock
 from memoryctl.storage.atomic import ChangedOnDisk, create_all, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
@@ -318,8 +318,8 @@ class Vault:
         if not loaded.memory.has_id and "id" not in changes:
             # The first write gives a file its id: the one it has been known by.
             changes = {"id": loaded.memory.id, **changes}
-        if "created" not in loaded.note.data and "created" not in changes:
-            # A file without `created` is dated by its mtime, which every write moves;
+        if "created" not in data and "created" not in changes and not dated_by(data, CREATED_KEYS):
+            # A file dated by no key is dated by its mtime, which every write moves;
             # writing the date down keeps the memory as old as it was.
             changes = {**changes, "created": moment(loaded.memory.created)}
         try:

@@ -432,8 +432,37 @@ def dump_scalar(value: Any) -> str:
     return _quoted(text)
 
 
+def _nested(value: Any) -> bool:
+    """Does this value hold collections deeper than memoryctl's own layouts (below)?"""
+    if isinstance(value, dict):
+        return any(isinstance(v, dict | list | tuple) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(
+            isinstance(i, list | tuple) or (isinstance(i, dict) and _nested(i)) for i in value
+        )
+    return False
+
+
+def _plain_collections(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain_collections(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_collections(v) for v in value]
+    return value
+
+
 def dump_item(key: str, value: Any, newline: str = "\n") -> str:
     """One top-level key and its value, ending with a newline."""
+    if _nested(value):
+        # Another tool's data kept as it had it (mem0's `metadata`): PyYAML writes it.
+        text = yaml.safe_dump(
+            {key: _plain_collections(value)},
+            allow_unicode=True,
+            sort_keys=False,
+            default_flow_style=False,
+            width=2**16,
+        )
+        return text.replace("\n", newline) if newline != "\n" else text
     key = _dump_key(key)
     if isinstance(value, dict):
         if not value:
