@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import shutil
 import statistics
+import time
 from pathlib import Path
 
 from bench.common import (
@@ -62,12 +63,15 @@ def run(n: int, workdir: Path, messages: int = 300) -> dict[str, object]:
     context_bundle(vault, message=queries[0])  # load the registry and warm SQLite's cache
     default_built = []
     built = []
+    cpu: list[float] = []  # the CPU of each first ask of a message, as an agent's first call
 
     def build_default(message: str) -> None:
         default_built.append(context_bundle(vault, message=message))
 
     def build(message: str) -> None:
+        started = time.process_time()
         built.append(context_bundle(vault, message=message, budget=ROOMY_BUDGET))
+        cpu.append(time.process_time() - started)
 
     default_figures = latencies(build_default, queries)
     bundle_figures = latencies(build, queries)
@@ -112,6 +116,11 @@ def run(n: int, workdir: Path, messages: int = 300) -> dict[str, object]:
         "pending_proposals": len(filed.proposed),
         "bundle": bundle_figures,
         "bundle_shape": _shape(built),
+        "bundle_cpu_ms": {
+            "median": ms(statistics.median(cpu)),
+            "mean": ms(statistics.fmean(cpu)),
+            "runs": len(cpu),
+        },
         "bundle_default_budget": default_figures,
         "bundle_default_budget_shape": _shape(default_built),
         "export_agents_md_ms": {
