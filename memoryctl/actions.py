@@ -18,6 +18,7 @@ from memoryctl.memory import (
     VISIBILITIES,
     Anchor,
     Memory,
+    group_key,
     iso,
     moment,
     new_id,
@@ -163,6 +164,7 @@ class NewMemory:
     created: str | None = None
     deprecates: Sequence[str] = ()
     derived_from: Sequence[str] = ()
+    retires: Sequence[str] = ()
     anchors: Sequence[str] = ()
     subject: str | None = None
     predicate: str | None = None
@@ -220,6 +222,11 @@ def frontmatter_for(vault: Vault, new: NewMemory, now: dt.datetime) -> dict[str,
         if missing:
             raise VaultError(f"derived_from names no memory: {', '.join(missing)}")
         data["derived_from"] = [vault.resolve(ref).id for ref in new.derived_from]
+    if new.retires:
+        missing = [ref for ref in new.retires if not vault.index.resolve(ref)]
+        if missing:
+            raise VaultError(f"retires names no memory: {', '.join(missing)}")
+        data["retires"] = list(dict.fromkeys(vault.resolve(ref).id for ref in new.retires))
     if new.anchors:
         data["anchors"] = [parse_anchor(spec).as_dict() for spec in new.anchors]
     for key in ("subject", "predicate", "value"):
@@ -245,6 +252,22 @@ def add_memory(
         kind = "correction" if new.deprecates else "memory"
         message = f"Add {kind}: {data['title']}" + (f"\n\n{why}" if why else "")
         return vault.create(relpath, note, message)
+
+
+def same_title_as(vault: Vault, memory: Memory) -> tuple[Memory, ...]:
+    """The other current memories of this one's title (folded), kind and namespace,
+    oldest first, apart from those it names in `retires`: a new memory that has one is
+    shown beneath it in the bundle, and a check proposes retiring the older. Each face
+    tells the person (or agent) who adds it, with how to replace it instead."""
+    key = group_key(memory)
+    if key is None:
+        return ()
+    found = [
+        m
+        for m in vault.index.of_titles([key[0]])
+        if group_key(m) == key and m.id != memory.id and m.id not in memory.retires
+    ]
+    return tuple(sorted(found, key=lambda m: m.order_key))
 
 
 def _next_pin_order(vault: Vault) -> int:

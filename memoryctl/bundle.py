@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from memoryctl.contested import ASKS, Contest, contested
 from memoryctl.corrections import now_lines
-from memoryctl.memory import TEMPLATE_KIND, Memory, parse_moment
+from memoryctl.memory import TEMPLATE_KIND, Memory, group_key, parse_moment
 from memoryctl.proposals import Proposal
 from memoryctl.rules import Predicate
 from memoryctl.storage.config import Profile, VaultConfig
@@ -37,6 +37,8 @@ WHY_WORDS = {
     "replaces": "replaces this",
     "excludes": "excludes this",
     "proposed": "proposed to retire this",
+    "same_title": "also titled {about}",
+    "same_subject": "also says what {about} {verb}",
 }
 
 
@@ -259,7 +261,7 @@ def newer_line(contest: Contest, above: str | None = None) -> str:
     if contest.newer is None:
         ask = ASKS.get(contest.action or "", "change this")
         return f"pending ({contest.date}): a proposal to {ask} awaits the person's decision"
-    why = WHY_WORDS[contest.why]
+    why = WHY_WORDS[contest.why].format(about=f'"{contest.about}"', verb=contest.verb)
     if contest.why == "proposed" and contest.action:
         why = f"proposed to {ASKS.get(contest.action, 'change this')}"
     return f"newer ({contest.date}, {why}): {_named(contest.newer, above)}"
@@ -438,8 +440,16 @@ def build_bundle(
     # The facts that can conflict with what may be shown, read once: the newer lines and
     # the Conflicts section both need them.
     same_subject = _same_subject(index, [*kept_pins, *chosen], excludes) if excludes else []
+    # The same subject is looked for only among what can be shown side by side: the
+    # pins and the candidates the recall count lets in.
     contests = contests_in(
-        index, [*kept_pins, *chosen], registry, excludes, pending, same_subject=same_subject
+        index,
+        [*kept_pins, *chosen],
+        registry,
+        excludes,
+        pending,
+        same_subject=same_subject,
+        together=[*kept_pins, *chosen[: profile.recall]],
     )
     beside = [c for cs in heads.values() for c in cs]
     beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
@@ -526,10 +536,14 @@ def contests_in(
     pending: Pending,
     *,
     same_subject: Sequence[Memory] | None = None,
+    together: Sequence[Memory] | None = None,
 ) -> dict[str, list[Contest]]:
     """What contests each of these memories, read from the index: the newest fact of
     each single-valued predicate they hold, the facts that exclude theirs, the memories
-    that name them in `retires`, and the newer memories behind pending proposals.
+    that name them in `retires`, the newer memories behind pending proposals, and the
+    newest memory of each of their titles; and, among `together` (all of them unless
+    said: what is shown side by side), the newer ones that state something of the same
+    subject.
 
     `same_subject` is what `_same_subject` reads for these memories, when the caller
     has read it already."""
@@ -550,6 +564,7 @@ def contests_in(
         for mid, m in (index.get_many(refs).items() if refs else ())
         if m.status == "active" and not m.broken
     }
+    titles = {key for key in map(group_key, memories) if key is not None}
     return contested(
         memories,
         facts=facts,
@@ -557,6 +572,8 @@ def contests_in(
         naming=index.naming_in_retires(ids),
         pending=about,
         known=known,
+        titled=index.newest_of_titles(titles) if titles else (),
+        together=together,
     )
 
 

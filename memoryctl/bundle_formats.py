@@ -45,6 +45,8 @@ def newer_json(line: Beneath, texts: bool = True) -> dict[str, Any]:
         "id": newer.id if newer else None,
         "created": newer.created if newer else None,
     }
+    if contest.about is not None:  # what the two share: a title, or a subject
+        data["about"] = contest.about
     if texts:
         data["text"] = newer.text if newer else None
     data |= {

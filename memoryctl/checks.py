@@ -1,4 +1,5 @@
-"""The checks that propose: explicit naming, typed-fact rules, expiry, lineage, anchors.
+"""The checks that propose: explicit naming, typed-fact rules, shared titles, expiry,
+lineage, anchors.
 
 `memoryctl check` runs the first four, `memoryctl check-anchors` the last, and
 `check_now` both (the anchors when the vault names its code repository). A check
@@ -24,6 +25,7 @@ from memoryctl.expiry import expiry_suggestions
 from memoryctl.memory import Memory
 from memoryctl.proposals import BY_CHECK, Proposal, Suggestion
 from memoryctl.rules import load_registry, rule_suggestions
+from memoryctl.same_title import title_suggestions
 from memoryctl.storage.vault import Vault
 
 # The notes a check writes when it withdraws a proposal because what proposed it no
@@ -250,8 +252,8 @@ class Findings:
 
 
 def find_all(vault: Vault, now: dt.datetime) -> Findings:
-    """Explicit `retires`, the predicate registry's rules, expiry, and the lineage of
-    retired memories, over the whole vault."""
+    """Explicit `retires`, the predicate registry's rules, shared titles, expiry, and
+    the lineage of retired memories, over the whole vault."""
     naming = vault.index.naming_retires(active_only=True)
     known = vault.index.get_many({t for m in naming for t in m.retires})
     explicit, unreplaced = explicit_suggestions(naming, known)
@@ -259,16 +261,20 @@ def find_all(vault: Vault, now: dt.datetime) -> Findings:
     typed = vault.index.current_typed_facts()
     rules = rule_suggestions(typed, load_registry(vault.config))
 
+    titled = vault.index.sharing_titles()
+    same_title = title_suggestions(titled)
+
     dated = vault.index.current_with_expiry()
     expiring = expiry_suggestions(dated, now)
 
     descending = retired_lineage(vault)
     return Findings(
-        [*explicit, *rules, *expiring, *descending],
+        [*explicit, *rules, *same_title, *expiring, *descending],
         unreplaced,
         {
             "explicit": len(naming),
             "typed_facts": len(typed),
+            "same_title": len(titled),
             "expiring": len(dated),
             "lineage": len(descending),
         },

@@ -1,5 +1,6 @@
-"""What contests a memory: a newer one that replaces, excludes or retires it, or a
-proposal about it that waits for the person.
+"""What contests a memory: a newer one that replaces, excludes or retires it, that has
+its title, or that states something of the same subject beside it; or a proposal about
+it that waits for the person.
 
 Nothing is decided here: a contested memory stays current until the person decides.
 The bundle shows each contest beneath the memory it is about, dated, so an agent is
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 from memoryctl.memory import Memory
 from memoryctl.proposals import Proposal
 from memoryctl.rules import Predicate, folded_exclusions, is_typed, normalized
+from memoryctl.same_subject import Statement, statements
+from memoryctl.same_title import newer_of_title, newest_by_title
 
 # Why a memory is contested, strongest first: when one newer memory contests another
 # in several ways, the first of these names it.
-WHYS = ("retires", "replaces", "excludes", "proposed")
+WHYS = ("retires", "replaces", "excludes", "same_title", "proposed", "same_subject")
 # What the line says a pending proposal asks for.
 ASKS = {
     "retire": "retire this",
@@ -41,6 +44,10 @@ class Contest:
     proposal: str | None = None  # the pending proposal's id
     action: str | None = None  # what it asks for
     proposed: str | None = None  # when it was proposed
+    # What the two share, for `same_title` (the newer one's title) and `same_subject`
+    # (the subject, and "is" or "are" as the newer one says it).
+    about: str | None = None
+    verb: str | None = None
 
     @property
     def date(self) -> str:
@@ -123,6 +130,63 @@ def by_proposals(
     return found
 
 
+def by_title(shown: Iterable[Memory], newest: Iterable[Memory]) -> list[Contest]:
+    """The newest current memory of a shown memory's title (same kind, same namespace),
+    when it is newer and says something else (see `same_title.py`)."""
+    latest = newest_by_title(newest)
+    found = []
+    for memory in shown:
+        newer = newer_of_title(memory, latest)
+        if newer is not None:
+            found.append(Contest(memory.id, "same_title", newer, about=_one_line(newer.title)))
+    return found
+
+
+def by_subject(together: Sequence[Memory]) -> list[Contest]:
+    """Two current memories of one kind shown together, where a sentence of each states
+    something different of the same subject (see `same_subject.py`): the older one is
+    contested by the newest that does, weakly. Only what is shown together is compared,
+    so this never reads the index and never proposes anything."""
+    stating: dict[tuple[str, tuple[str, str]], list[tuple[Memory, Statement]]] = {}
+    for memory in together:
+        if memory.status != "active" or memory.broken:
+            continue
+        for statement in statements(memory.text):
+            stating.setdefault((memory.kind, statement.key), []).append((memory, statement))
+    found = []
+    for group in stating.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda pair: pair[0].order_key)
+        for at, (older, said) in enumerate(group):
+            newer = next(
+                (
+                    (memory, statement)
+                    for memory, statement in reversed(group[at + 1 :])
+                    if memory.id != older.id
+                    and memory.order_key > older.order_key
+                    and statement.rest != said.rest
+                ),
+                None,
+            )
+            if newer is not None:
+                memory, statement = newer
+                found.append(
+                    Contest(
+                        older.id,
+                        "same_subject",
+                        memory,
+                        about=statement.subject,
+                        verb=statement.verb,
+                    )
+                )
+    return found
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def merged(contests: Iterable[Contest]) -> dict[str, list[Contest]]:
     """Each shown memory's contests: one per newer memory (its strongest reason), then
     one per proposal that names no newer memory; oldest first, like `now:` lines."""
@@ -154,12 +218,18 @@ def contested(
     naming: Iterable[Memory] = (),
     pending: Iterable[Proposal] = (),
     known: Mapping[str, Memory] | None = None,
+    titled: Iterable[Memory] = (),
+    together: Sequence[Memory] | None = None,
 ) -> dict[str, list[Contest]]:
-    """Every contest of these memories, by the memory's id."""
+    """Every contest of these memories, by the memory's id. `titled` holds the newest
+    memory of each of their titles; `together` is what is shown side by side (all of
+    `shown` unless said), among which the same subject is looked for."""
     return merged(
         [
             *by_facts(shown, facts, registry or {}),
             *by_retires(shown, naming),
             *by_proposals(shown, pending, known or {}),
+            *by_title(shown, titled),
+            *by_subject(shown if together is None else together),
         ]
     )

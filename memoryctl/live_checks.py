@@ -6,7 +6,8 @@ memories that changed since it last ran (every changed file gets a new rowid; se
 `storage/changes.py`), plus whatever each change touches: the memories a new
 `retires` names and those that name a changed one, the facts about the same subject
 that a changed fact may end or be ended by (the rules propose only what involves the
-changed fact, unless it stopped being current), a changed memory whose `expires` has
+changed fact, unless it stopped being current), the current memories that share a
+changed memory's title (or the title it had), a changed memory whose `expires` has
 passed, what descends from a memory that is now retired, and a changed memory's code
 anchors when the vault names a repository.
 
@@ -39,7 +40,7 @@ from memoryctl.checks import (
 )
 from memoryctl.decisions import Change
 from memoryctl.expiry import expiry_suggestions
-from memoryctl.memory import Memory, normalized
+from memoryctl.memory import Memory, normalized, title_key
 from memoryctl.proposals import Proposal, ProposalError, Suggestion, proposal_from_file, proposal_id
 from memoryctl.rules import (
     Predicate,
@@ -48,6 +49,7 @@ from memoryctl.rules import (
     load_registry,
     rule_suggestions,
 )
+from memoryctl.same_title import title_suggestions
 from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.index import Index
 from memoryctl.storage.vault import Vault, VaultBusy, VaultError
@@ -107,6 +109,22 @@ def suggestions_for(
     descending = retired_lineage(vault, [m for m in changed if m.status == "retired"])
     found = [*explicit, *rules, *expiring, *descending, *_anchor_suggestions(vault, changed)]
     return found, facts
+
+
+def shared_titles(
+    index: Index, changed: list[Memory], earlier: list[Memory]
+) -> tuple[list[Suggestion], list[Suggestion]]:
+    """What shared titles propose now among the current memories of every title a
+    changed memory has or had, and what they may have proposed before the change (the
+    earlier versions are read without their bodies, so whatever their texts said): a
+    pending proposal of the second that the first no longer makes is withdrawn."""
+    titles = {key for key in map(title_key, [*changed, *earlier]) if key is not None}
+    if not titles:
+        return [], []
+    current = index.of_titles(titles)
+    ids = {m.id for m in changed}
+    was = [m for m in current if m.id not in ids] + earlier
+    return title_suggestions(current), title_suggestions(was, texts=False)
 
 
 def _facts_about(
@@ -186,11 +204,14 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         report.checked = len(changed)
         # A whole-vault pass needs no earlier versions: it withdraws what it no longer
         # finds anywhere. Only here are they read.
-        before = triggered_by(vault, changed_triggers(index.removed(upto), changed))
+        earlier = index.removed(upto)
+        before = triggered_by(vault, changed_triggers(earlier, changed))
         found, facts = suggestions_for(vault, changed, now)
         found += handed_back(vault, before, changed)
+        titled, titled_before = shared_titles(index, changed, earlier)
+        found += titled
         keys = {s.key for s in found}
-        stale = _pending(vault, [s for s in before if s.key not in keys])
+        stale = _pending(vault, [s for s in [*before, *titled_before] if s.key not in keys])
         superseded = taken_over(vault, changed, found, keys, facts)
         fresh = unfiled(vault, found)
         unfiled_keys = {s.key for s in fresh}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -172,6 +173,37 @@ def marks(memory: Memory, overtaken: bool = False) -> str:
 def normalized(text: str | None) -> str:
     """Values, subjects and predicates are compared after folding case and whitespace."""
     return " ".join((text or "").casefold().split())
+
+
+def folded_title(title: str | None) -> str:
+    """A title as two titles are compared: Unicode case folding (composed, so "café"
+    is one form however it was typed), runs of whitespace as one space, and trailing
+    punctuation dropped: "Indent  with Tabs." and "indent with tabs" are one title."""
+    text = unicodedata.normalize("NFC", normalized(title))
+    end = len(text)
+    while end and (unicodedata.category(text[end - 1]).startswith("P") or text[end - 1] == " "):
+        end -= 1
+    return text[:end]
+
+
+def is_current(memory: Memory) -> bool:
+    """Only a readable `active` memory that is no template can contest another."""
+    return memory.status == "active" and not memory.broken and memory.kind != TEMPLATE_KIND
+
+
+def title_key(memory: Memory) -> str | None:
+    """The folded title the index keeps for a current memory (None for any other,
+    which contests nothing and is contested by nothing)."""
+    if not is_current(memory):
+        return None
+    return folded_title(memory.title) or None
+
+
+def group_key(memory: Memory) -> tuple[str, str, str] | None:
+    """Memories are about one thing when they share this: folded title, kind and
+    namespace."""
+    key = title_key(memory)
+    return None if key is None else (key, memory.kind, memory.namespace)
 
 
 def path_id(relpath: str) -> str:

@@ -72,6 +72,7 @@ def _new_memory(args: argparse.Namespace, body: str):
         created=args.created,
         deprecates=args.deprecates or (),
         derived_from=args.derived_from or (),
+        retires=getattr(args, "retires", None) or (),
         anchors=args.anchor or (),
         subject=args.subject,
         predicate=args.predicate,
@@ -92,7 +93,7 @@ def _report_reach(vault, memory: Memory, args: argparse.Namespace) -> dict[str, 
 
 
 def cmd_add(args: argparse.Namespace) -> None:
-    from memoryctl.actions import add_memory
+    from memoryctl.actions import add_memory, same_title_as
     from memoryctl.reach import GuardTripped, correct
 
     body = read_body(args.body)
@@ -105,16 +106,41 @@ def cmd_add(args: argparse.Namespace) -> None:
             raise UserError(f"{tripped}, or --force") from None
     else:
         memory = add_memory(vault, new)
+    same = same_title_as(vault, memory)
     finish(vault)
     if args.json:
         data = memory.as_json()
         if memory.deprecates:
             data["reach"] = _report_reach(vault, memory, args)["reached"]
+        data["same_title"] = [{**short(m), "created": m.created} for m in same]
         emit_json(data)
         return
     say(memory.id)
     if memory.deprecates:
         _print_reach_summary(vault, memory)
+    _print_same_title(same)
+
+
+def _print_same_title(same: Sequence[Memory]) -> None:
+    """A new memory whose title another current memory has: both stay current, and the
+    bundle shows the new one beneath the older until the person decides."""
+    if not same:
+        return
+    if len(same) == 1:
+        note("Another current memory has this title:")
+    else:
+        note(f"{len(same)} other current memories have this title:")
+    for older in same:
+        note(f"  {older.id}  {older.title}  ({older.created[:10]})")
+    note(
+        "Both stay current: the bundle shows the older with the newer beneath it, and "
+        "`memoryctl check` proposes retiring the older."
+    )
+    other = same[-1].id
+    note(
+        f"To change a memory in place instead of adding one: memoryctl replace {other} TEXT; "
+        f"to say a new memory replaces it: memoryctl add --retires {other}."
+    )
 
 
 def _print_reach_summary(vault, memory: Memory) -> None:
@@ -382,6 +408,12 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
             + (" the correction replaces (one or more)" if correcting else ""),
         )
         p.add_argument("--derived-from", action="append", metavar="ID")
+        p.add_argument(
+            "--retires",
+            action="append",
+            metavar="ID",
+            help="a memory this one replaces (a check proposes retiring it)",
+        )
         p.add_argument("--anchor", action="append", metavar="PATH[#SYMBOL]")
         p.add_argument("--subject")
         p.add_argument("--predicate")

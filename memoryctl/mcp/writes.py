@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl import review_actions
-from memoryctl.actions import NewMemory, utcnow
+from memoryctl.actions import NewMemory, same_title_as, utcnow
 from memoryctl.mcp.agents import commit_trailer, source_ref_for
 from memoryctl.mcp.view import AgentRefused, Caller, hidden, visible_memory
 from memoryctl.memory import DEFAULT_NAMESPACE, KINDS, Memory
@@ -170,6 +170,8 @@ class Remembered:
     memory: Memory
     reached: tuple[tuple[Memory, str], ...]  # only what the agent may see
     reach_count: int
+    # The other current memories of its title, kind and namespace the agent may see.
+    same_title: tuple[Memory, ...] = ()
 
     @property
     def text(self) -> str:
@@ -184,6 +186,15 @@ class Remembered:
             lines += [f"  {r.id}  {r.title}  ({needle})" for r, needle in self.reached]
             if self.reach_count > len(self.reached):
                 lines.append(f"  … and {self.reach_count - len(self.reached)} more")
+        if self.same_title:
+            lines.append("Current memories with the same title (both stay current):")
+            lines += [f"  {o.id}  {o.title}  ({o.created[:10]})" for o in self.same_title]
+            older = self.same_title[-1].id
+            lines.append(
+                "The context shows each of them with this one beneath it, as newer. If this "
+                f"one replaces {older}, call propose with action 'replace' on {older} and "
+                "this text (or 'retire'); the user decides."
+            )
         return "\n".join(lines) + "\n"
 
     def as_json(self) -> dict[str, Any]:
@@ -197,6 +208,9 @@ class Remembered:
             "source": {"kind": m.source_kind, "ref": m.source_ref},
             "deprecates": list(m.deprecates),
         }
+        data["same_title"] = [
+            {"id": o.id, "title": o.title, "created": o.created} for o in self.same_title
+        ]
         if m.deprecates:
             data["reach"] = {
                 "count": self.reach_count,
@@ -295,7 +309,10 @@ def remember(vault: Vault, caller: Caller, request: AgentMemory, gate: WriteGate
         pairs = vault.index.reach_of(memory.id)
         fenced = hidden(vault.index, caller.profile, [m for m, _ in pairs])
         reached = [(m, needle) for m, needle in pairs if m.id not in fenced]
-    return Remembered(memory, tuple(reached[:REACH_SAMPLE]), len(reached))
+    same = same_title_as(vault, memory)
+    fenced = hidden(vault.index, caller.profile, same)
+    same = tuple(m for m in same if m.id not in fenced)
+    return Remembered(memory, tuple(reached[:REACH_SAMPLE]), len(reached), same)
 
 
 # --- proposals -------------------------------------------------------------------------------

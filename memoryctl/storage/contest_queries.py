@@ -49,3 +49,35 @@ class ContestQueries(IndexConnection):
                 (subject, predicate),
             )
         return found
+
+    def newest_of_titles(self, keys: Iterable[tuple[str, str, str]]) -> list[Memory]:
+        """For each (folded title, kind, namespace), the newest current memory of it:
+        one step down `ix_notes_titles` each."""
+        found: list[Memory] = []
+        for key in sorted(set(keys)):
+            found += self._memories(
+                "SELECT doc, body FROM notes WHERE title_key = ? AND kind = ? AND namespace = ? "
+                "ORDER BY created DESC, mid DESC LIMIT 1",
+                key,
+            )
+        return found
+
+    def of_titles(self, titles: Iterable[str]) -> list[Memory]:
+        """Every current memory of these folded titles."""
+        wanted = sorted(set(titles))
+        found: list[Memory] = []
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            found += self._memories(
+                f"SELECT doc, body FROM notes WHERE title_key IN ({','.join('?' * len(part))})",
+                part,
+            )
+        return found
+
+    def sharing_titles(self) -> list[Memory]:
+        """Every current memory whose folded title another current memory has too,
+        found from `ix_notes_titles` alone before any document is read."""
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE title_key IN (SELECT title_key FROM notes "
+            "WHERE title_key IS NOT NULL GROUP BY title_key HAVING count(*) > 1)"
+        )

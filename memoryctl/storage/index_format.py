@@ -10,7 +10,7 @@ import sqlite3
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 def source_ref(table: str = "") -> str:
@@ -77,6 +77,10 @@ FTS_DDL = (
     f"ON notes(subject_key, predicate_key, created, mid) WHERE {TYPED_FACT}",
     "CREATE INDEX IF NOT EXISTS ix_notes_fact_values "
     f"ON notes(subject_key, predicate_key, value_key) WHERE {TYPED_FACT}",
+    # The current memories of a title, newest first by kind and namespace: the bundle
+    # asks for the newest of each title it shows (`ContestQueries.newest_of_titles`).
+    "CREATE INDEX IF NOT EXISTS ix_notes_titles "
+    "ON notes(title_key, kind, namespace, created, mid) WHERE title_key IS NOT NULL",
     # The few memories with an `expires` date, found without reading every document:
     # `check` asks for them all.
     f"CREATE INDEX IF NOT EXISTS ix_notes_expiring ON notes(status) WHERE {HAS_EXPIRY}",

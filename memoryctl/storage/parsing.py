@@ -31,6 +31,7 @@ from memoryctl.memory import (
     normalized,
     path_id,
     template_memory,
+    title_key,
 )
 from memoryctl.storage import notefile, seal
 
@@ -71,8 +72,8 @@ class ParsedFile(NamedTuple):
 NOTE_COLUMNS = (
     "mid", "path", "size", "mtime_ns", "sha", "title", "kind", "status", "pinned",
     "pin_order", "created", "namespace", "visibility", "subject", "predicate", "value",
-    "subject_key", "predicate_key", "value_key", "is_correction", "broken", "problems", "doc",
-    "body",
+    "subject_key", "predicate_key", "value_key", "title_key", "is_correction", "broken",
+    "problems", "doc", "body",
 )  # fmt: skip
 
 
@@ -313,7 +314,7 @@ def parsed_file(memory: Memory, relpath: str, size: int, mtime_ns: int, sha: str
     row = (
         m.id, relpath, size, mtime_ns, sha, m.title, m.kind, m.status, m.pinned, m.pin_order,
         m.created, m.namespace, m.visibility, m.subject, m.predicate, m.value,
-        _key(m.subject), _key(m.predicate), _key(m.value),
+        _key(m.subject), _key(m.predicate), _key(m.value), title_key(m),
         m.is_correction and m.has_id, m.broken, len(m.problems), memory_doc(m), m.body,
     )  # fmt: skip
     needles = ()

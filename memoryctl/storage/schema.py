@@ -39,6 +39,9 @@ class NoteRow(SQLModel, table=True):
     subject_key: str | None = None
     predicate_key: str | None = None
     value_key: str | None = None
+    # A current memory's folded title (`memory.title_key`; NULL for any other), so the
+    # memories that share a title are found by the index, not by a scan.
+    title_key: str | None = None
     is_correction: bool = False
     broken: str | None = None
     problems: int = 0
