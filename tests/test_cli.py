@@ -161,6 +161,17 @@ def test_add_reads_the_body_from_stdin_and_commits_with_a_message(vault_dir, cli
     assert git_status(vault_dir) == ""
 
 
+def test_add_and_correct_take_their_words_without_quotes(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    added = cli(*v, "add", "I", "like", "green", "tea", "--kind", "preference")
+    assert added.code == 0, added.err
+    data = cli(*v, "show", added.out.strip(), "--json").json()
+    assert (data["body"].strip(), data["kind"]) == ("I like green tea", "preference")
+    fixed = cli(*v, "correct", "I", "like", "black", "tea", "--deprecates", "green tea")
+    assert fixed.code == 0, fixed.err
+    assert cli(*v, "show", fixed.out.strip(), "--json").json()["body"].strip() == "I like black tea"
+
+
 def test_add_back_dates_with_created_and_list_orders_newest_first(vault_dir, cli):
     v = ("--vault", str(vault_dir))
     cli(*v, "add", "older fact", "--created", "2026-01-02")

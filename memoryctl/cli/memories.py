@@ -96,7 +96,7 @@ def cmd_add(args: argparse.Namespace) -> None:
     from memoryctl.actions import add_memory, same_title_as
     from memoryctl.reach import GuardTripped, correct
 
-    body = read_body(args.body)
+    body = read_body(" ".join(args.body) if args.body else None)
     vault = open_vault(args)
     new = _new_memory(args, body)
     if new.deprecates:
@@ -155,7 +155,7 @@ def _print_reach_summary(vault, memory: Memory) -> None:
 def cmd_correct(args: argparse.Namespace) -> None:
     from memoryctl.reach import GuardTripped, correct
 
-    body = read_body(args.body)
+    body = read_body(" ".join(args.body) if args.body else None)
     vault = open_vault(args)
     new = _new_memory(args, body)
     new.kind = new.kind or "correction"
@@ -224,7 +224,8 @@ def cmd_reach(args: argparse.Namespace) -> None:
         words = inactive_words(report.inactive, report.dormant)
         say(f"{correction.title} [{correction.id}] is {words}.")
         return
-    say(f"{correction.title} [{correction.id}] reaches {len(reached)} memories:")
+    reaches = counted(len(reached), "memory", "memories")
+    say(f"{correction.title} [{correction.id}] reaches {reaches}:")
     for memory, needle in reached:
         say(f"  {memory.id}  {memory.created[:10]}  {memory.title}  ({needle})")
     if correction.detached:
@@ -391,7 +392,12 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     )
 
     def memory_options(p: argparse.ArgumentParser, correcting: bool = False) -> None:
-        p.add_argument("body", nargs="?", metavar="BODY|-", help="the text, or - for stdin")
+        p.add_argument(
+            "body",
+            nargs="*",
+            metavar="BODY|-",
+            help="the text (quotes are not needed), or - for stdin",
+        )
         p.add_argument("--title")
         p.add_argument("--kind", help=f"one of {', '.join(KINDS)} (others allowed)")
         p.add_argument("--tag", action="append", metavar="TAG")
