@@ -666,3 +666,79 @@ def test_a_sources_folder_that_is_a_dangling_link_or_a_file_is_an_error_naming_i
     result = cli("--vault", str(vault_dir), "import", source, str(project))
     assert result.code == 1 and f"{project / inner}: a file, not a folder" in result.err
     assert cli("--vault", str(vault_dir), "list", "--json").json() == []
+
+
+def _openmemory_backup(folder: Path) -> Path:
+    """OpenMemory's backup as its export writes it: a zip of `memories.json` (its tables,
+    pointing at apps and categories by id) and `memories.jsonl.gz`."""
+    import gzip
+    import zipfile
+
+    tables = {
+        "user": {"id": "u-1f", "user_id": "lee", "name": "Lee"},
+        "apps": [{"id": "a-9c", "name": "cursor", "is_active": True}],
+        "categories": [{"id": "c-1", "name": "food"}, {"id": "c-2", "name": "health"}],
+        "memories": [
+            {
+                "id": "m-1",
+                "user_id": "u-1f",
+                "app_id": "a-9c",
+                "content": "Is allergic to peanuts",
+                "metadata": {"source": "chat"},
+                "state": "active",
+                "created_at": "2025-02-01T09:00:00+00:00",
+                "category_ids": ["c-1", "c-2"],
+            },
+            {"id": "m-2", "user_id": "u-1f", "content": "Old address", "state": "deleted"},
+        ],
+        "export_meta": {"version": "1"},
+    }
+    lines = [{"id": "m-1", "content": "Is allergic to peanuts", "app": "cursor"}]
+    backup = folder / "memories_export_lee.zip"
+    with zipfile.ZipFile(backup, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("memories.json", json.dumps(tables, indent=2))
+        jsonl = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        archive.writestr("memories.jsonl.gz", gzip.compress(jsonl))
+    return backup
+
+
+def test_openmemorys_backup_zip_comes_in_with_its_categories_app_and_person_by_name(
+    vault_dir, tmp_path, cli
+):
+    backup = _openmemory_backup(tmp_path)
+    raw = backup.read_bytes()
+    data = _import(cli, vault_dir, "mem0", backup)
+    [made] = data["made"]
+    assert made["title"] == "Is allergic to peanuts"
+    assert {s["ref"].rsplit("#", 1)[-1]: s["reason"] for s in data["skipped"]} == {
+        "m-2": "deleted in mem0"
+    }
+    shown = cli("--vault", str(vault_dir), "show", made["id"], "--json").json()
+    assert shown["tags"] == ["food", "health", "user:lee", "app:cursor"]
+    assert shown["created"] == "2025-02-01T09:00:00Z"
+    assert backup.read_bytes() == raw
+    _clean_and_idempotent(cli, vault_dir, "mem0", backup)
+
+
+def test_a_mem0_export_in_json_lines_gzipped_or_not_comes_in_line_by_line(
+    vault_dir, tmp_path, cli
+):
+    import gzip
+
+    lines = [
+        {"id": "j1", "memory": "Takes the 8:10 train", "expiration_date": "2027-01-31"},
+        {"id": "j2", "memory": "Drinks oat milk", "categories": ["food"]},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    (tmp_path / "plain.jsonl").write_text(text)
+    (tmp_path / "packed.jsonl.gz").write_bytes(gzip.compress(text.encode()))
+    plain = _import(cli, vault_dir, "mem0", tmp_path / "plain.jsonl")
+    assert sorted(m["title"] for m in plain["made"]) == ["Drinks oat milk", "Takes the 8:10 train"]
+    listed = {m["title"]: m for m in cli("--vault", str(vault_dir), "list", "--json").json()}
+    assert listed["Takes the 8:10 train"]["expires"] == "2027-01-31T00:00:00Z"
+    packed = _import(cli, vault_dir, "mem0", tmp_path / "packed.jsonl.gz")
+    assert len(packed["made"]) == 2
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    result = cli("--vault", str(vault_dir), "import", "mem0", str(broken))
+    assert result.code == 1 and f"{broken}: cannot unpack" in result.err

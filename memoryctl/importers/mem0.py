@@ -9,11 +9,19 @@ OpenMemory's export names the text `content` and gives each memory a `state`: on
 re-export of the same memories matches; a memory without an id is known by its first
 words instead (never by its place, so one put in above it adds one memory and one
 whose words changed proposes a replace).
+
+OpenMemory's backup (`memories_export_USER.zip`) is read as it is: its `memories.json`
+names each memory's categories and app by id, from tables of their own, and the person
+by an inner id; each is given its name. A JSON Lines file (one memory a line, gzipped
+or not) is read too. mem0's `expiration_date` is the memory's `expires`.
 """
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +35,7 @@ from memoryctl.importers.base import (
     moment_or_none,
     read_bytes,
 )
+from memoryctl.memory import moment
 
 
 def _records(data: Any) -> list[Any]:
@@ -53,17 +62,82 @@ def _categories(value: Any) -> tuple[str, ...]:
     return tuple(str(c).strip() for c in value if isinstance(c, str | int) and str(c).strip())
 
 
+# OpenMemory's backup is a zip of `memories.json` (the tables: memories, and the apps and
+# categories they point to by id) and `memories.jsonl.gz` (one memory a line).
+_ZIP_MEMBERS = ("memories.json", "memories.jsonl.gz", "memories.jsonl")
+_MAX_UNPACKED = 256 * 2**20
+
+
+def _unpacked(path: Path, raw: bytes) -> bytes:
+    """The export's bytes, out of OpenMemory's zip and out of gzip, as it was written."""
+    try:
+        if raw.startswith(b"PK\x03\x04"):
+            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+                members = {Path(m.filename).name: m for m in archive.infolist() if not m.is_dir()}
+                chosen = next((members[n] for n in _ZIP_MEMBERS if n in members), None)
+                if chosen is None:
+                    raise ImportSourceError(f"{path}: no {_ZIP_MEMBERS[0]} in the zip")
+                if chosen.file_size > _MAX_UNPACKED:
+                    raise ImportSourceError(f"{path}: {chosen.filename} is too large to read")
+                raw = archive.read(chosen)
+        if raw.startswith(b"\x1f\x8b"):
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unzipped:
+                raw = unzipped.read(_MAX_UNPACKED + 1)
+            if len(raw) > _MAX_UNPACKED:
+                raise ImportSourceError(f"{path}: too large to read once unpacked")
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise ImportSourceError(f"{path}: cannot unpack ({error})") from None
+    return raw
+
+
+def _json(text: str) -> Any:
+    """A JSON document, or JSON Lines (one memory a line)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise
+        try:
+            return [json.loads(line) for line in lines]
+        except ValueError:
+            pass
+        raise
+
+
+def _names(data: Any, table: str) -> dict[str, str]:
+    """The names of an OpenMemory backup's apps or categories, by their ids."""
+    rows = data.get(table) if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        return {}
+    return {
+        str(row["id"]): str(row["name"])
+        for row in rows
+        if isinstance(row, dict) and row.get("id") and isinstance(row.get("name"), str)
+    }
+
+
+def _owner_names(data: Any) -> dict[str, str]:
+    """The person an OpenMemory backup is of: its memories name them by an inner id."""
+    user = data.get("user") if isinstance(data, dict) else None
+    if isinstance(user, dict) and user.get("id") and user.get("user_id"):
+        return {str(user["id"]): str(user["user_id"])}
+    return {}
+
+
 def read(path: Path) -> Iterator[Item]:
     if not path.is_file():
         raise ImportSourceError(f"{path}: no such file")
+    raw = _unpacked(path, read_bytes(path))
     try:
-        data = json.loads(read_bytes(path).decode("utf-8-sig"))  # a BOM from Windows
+        data = _json(raw.decode("utf-8-sig"))  # a BOM from Windows
     except (UnicodeDecodeError, ValueError) as error:
         raise ImportSourceError(f"{path}: not a JSON file ({error})") from None
     try:
         records = _records(data)
     except ImportSourceError as error:
         raise ImportSourceError(f"{path}: {error}") from None
+    apps, categories, users = _names(data, "apps"), _names(data, "categories"), _owner_names(data)
     keys: dict[str, int] = {}
     group = f"{path.name}#memories"
     for number, record in enumerate(records, start=1):
@@ -81,14 +155,22 @@ def read(path: Path) -> Iterator[Item]:
             yield Skipped(ref, f"{state.lower()} in mem0")
             continue
         tags = _categories(record.get("categories"))
+        if not tags and isinstance(record.get("category_ids"), list):
+            tags = tuple(categories[str(c)] for c in record["category_ids"] if str(c) in categories)
         owners = tuple(
-            f"{key.removesuffix('_id')}:{record[key]}"
+            f"{key.removesuffix('_id')}:{users.get(str(record[key]), record[key])}"
             for key in ("user_id", "agent_id", "run_id")
             if record.get(key)
         )
+        app = record.get("app") or record.get("app_name") or apps.get(str(record.get("app_id")))
+        if isinstance(app, str) and app.strip():
+            owners += (f"app:{app.strip()}",)
         # What the person's app attached to the memory, kept as mem0 held it.
         metadata = record.get("metadata")
-        extra = {"metadata": metadata} if metadata not in (None, {}, [], "") else {}
+        extra: dict[str, Any] = {"metadata": metadata} if metadata not in (None, {}, [], "") else {}
+        expires = moment_or_none(record.get("expiration_date"))
+        if expires is not None:
+            extra["expires"] = moment(expires)
         yield Found(
             ref,
             text.strip(),
