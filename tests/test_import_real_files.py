@@ -742,3 +742,24 @@ def test_a_mem0_export_in_json_lines_gzipped_or_not_comes_in_line_by_line(
     broken.write_bytes(b"PK\x03\x04 not really a zip")
     result = cli("--vault", str(vault_dir), "import", "mem0", str(broken))
     assert result.code == 1 and f"{broken}: cannot unpack" in result.err
+
+
+def test_the_views_letta_writes_itself_are_named_and_not_made_pins(vault_dir, tmp_path, cli):
+    memory = tmp_path / "memory"
+    _tree(
+        memory,
+        {
+            "system/persona.md": b"---\ndescription: Who I am\nlimit: 20000\n---\nTerse.\n",
+            "system/memory_filesystem.md": b"/memory/\n  system/\n    persona.md\n",
+            "system/skills.md": b"- skills/deploy: Deploy the app\n",
+            "skills/deploy/SKILL.md": b"---\nname: deploy\ndescription: Deploy\n---\nRun it.\n",
+        },
+    )
+    data = _import(cli, vault_dir, "letta", memory)
+    assert sorted(m["title"] for m in data["made"]) == ["deploy", "system/persona"]
+    generated = "Letta writes it itself from the other files, not a memory"
+    assert _by_file(data) == {
+        "system/memory_filesystem.md": generated,
+        "system/skills.md": generated,
+    }
+    _clean_and_idempotent(cli, vault_dir, "letta", memory)

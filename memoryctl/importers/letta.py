@@ -2,7 +2,9 @@
 
 Each file has frontmatter with a `description` and its text. Files under `system/` are
 in the agent's system prompt on every turn, so they become pins; the rest are memories
-an agent recalls when relevant. A skill (`skills/NAME/SKILL.md`) is a procedure.
+an agent recalls when relevant. A skill (`skills/NAME/SKILL.md`) is a procedure. The
+views Letta generates (`memory_filesystem.md`, `skills.md`, `loaded_skills.md`) are
+skipped, and said.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from memoryctl.importers.base import (
 )
 
 SYSTEM = "system/"
+# Letta writes these itself, from the other files (the tree of the memory files, the
+# skills it knows and has loaded): views, not memories, and rewritten on every change.
+GENERATED = ("memory_filesystem.md", "skills.md", "loaded_skills.md")
 # Written by the agent, often with a colon inside (`description: Persona: terse`).
 TEXT_KEYS = ("name", "description")
 
@@ -47,6 +52,9 @@ def read(path: Path) -> Iterator[Item]:
     path = memory_folder(path)
     for file in markdown_files(path):
         name = relative(file, path)
+        if name.removeprefix(SYSTEM) in GENERATED:
+            yield Skipped(name, "Letta writes it itself from the other files, not a memory")
+            continue
         try:
             data, body = read_note(file, TEXT_KEYS)
         except UnreadableFile as error:
