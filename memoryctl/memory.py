@@ -34,8 +34,13 @@ DEFAULT_NAMESPACE = "default"
 _KIND_OF_TYPE = {"user": "fact", "feedback": "preference", "project": "fact", "reference": "fact"}
 
 
-def kind_of_claude_type(value: Any) -> str | None:
-    """The kind a Claude Code memory's `type` means, or None for another value."""
+def kind_of_claude_type(data: Mapping[str, Any]) -> str | None:
+    """The kind a Claude Code memory's `type` means, or None for another value. Newer
+    versions write it inside `metadata:` (`metadata: {type: feedback}`)."""
+    value = data.get("type")
+    metadata = data.get("metadata")
+    if value is None and isinstance(metadata, dict):
+        value = metadata.get("type")
     return _KIND_OF_TYPE.get(value.strip().casefold()) if isinstance(value, str) else None
 
 
@@ -534,7 +539,7 @@ def memory_from_note(
         visibility = VISIBILITIES[-1]
 
     title = _named(data, "title") or _named(data, "name")
-    kind = str(data.get("kind") or kind_of_claude_type(data.get("type")) or "fact")
+    kind = str(data.get("kind") or kind_of_claude_type(data) or "fact")
     deprecates = _string_list(data.get("deprecates"), "deprecates", problems)
     if deprecates and "kind" not in data:
         kind = "correction"

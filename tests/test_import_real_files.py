@@ -720,9 +720,7 @@ def test_openmemorys_backup_zip_comes_in_with_its_categories_app_and_person_by_n
     _clean_and_idempotent(cli, vault_dir, "mem0", backup)
 
 
-def test_a_mem0_export_in_json_lines_gzipped_or_not_comes_in_line_by_line(
-    vault_dir, tmp_path, cli
-):
+def test_a_mem0_export_in_json_lines_gzipped_or_not_comes_in_line_by_line(vault_dir, tmp_path, cli):
     import gzip
 
     lines = [
@@ -763,3 +761,22 @@ def test_the_views_letta_writes_itself_are_named_and_not_made_pins(vault_dir, tm
         "system/skills.md": generated,
     }
     _clean_and_idempotent(cli, vault_dir, "letta", memory)
+
+
+def test_a_claude_code_topic_with_its_type_inside_metadata_keeps_both(vault_dir, tmp_path, cli):
+    """Newer Claude Code writes `metadata:` then `  type: feedback`; the type counts as
+    at the top, and the mapping comes along."""
+    folder = tmp_path / "memory"
+    raw = (
+        b"---\nname: prefer-ripgrep\ndescription: rg over grep\nmetadata:\n  type: feedback\n"
+        b"---\n\nAlways reach for ripgrep.\n"
+    )
+    _tree(folder, {"feedback_ripgrep.md": raw})
+    [made] = _import(cli, vault_dir, "claude-code", folder)["made"]
+    data = notefile.parse_bytes((vault_dir / made["path"]).read_bytes()).data
+    assert data["kind"] == "preference" and data["metadata"] == {"type": "feedback"}
+    # Opened as a vault, the file itself reads the same.
+    (vault_dir / "as-written.md").write_bytes(raw)
+    listed = {m["path"]: m for m in cli("--vault", str(vault_dir), "list", "--json").json()}
+    assert listed["as-written.md"]["kind"] == "preference"
+    _clean_and_idempotent(cli, vault_dir, "claude-code", folder)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from memoryctl.importers.base import (
     Found,
@@ -76,10 +77,12 @@ def read(path: Path) -> Iterator[Item]:
             yield Skipped(name, "empty")
             continue
         created, updated = note_dates(topic, data)
-        extra = {}
+        extra: dict[str, Any] = {}
         if isinstance(data.get("description"), str) and data["description"].strip():
             extra["description"] = data["description"].strip()
-        kind = kind_of_claude_type(data.get("type"))
+        kind = kind_of_claude_type(data)
+        if isinstance(data.get("metadata"), dict) and data["metadata"]:
+            extra["metadata"] = data["metadata"]  # newer versions keep `type` in it
         yield Found(
             name,
             body.strip() or extra.get("description", ""),
