@@ -261,7 +261,22 @@ def is_epoch_ms(value: Any) -> bool:
         isinstance(value, int)
         and not isinstance(value, bool)
         and _EPOCH_MS[0] <= value < _EPOCH_MS[1]
+        and _compact_moment(value) is None
     )
+
+
+def _compact_moment(value: int) -> dt.datetime | None:
+    """`created: 20241229143052` (or `202412291430`), the digits of a local time as
+    Obsidian's timestamp and Zettelkasten plugins write them: twelve or fourteen digits
+    that read as a moment from 1900 to 2099 are that moment, not milliseconds (which
+    would be a day of 1976 or of the 27th century)."""
+    digits = str(value)
+    if len(digits) not in (12, 14) or digits[:2] not in ("19", "20"):
+        return None
+    try:
+        return dt.datetime.strptime(digits, "%Y%m%d%H%M%S" if len(digits) == 14 else "%Y%m%d%H%M")
+    except ValueError:
+        return None
 
 
 def epoch_ms(moment: dt.datetime) -> int:
@@ -291,6 +306,10 @@ def parse_moment(value: Any) -> str:
         return iso(dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC))
     if is_epoch_ms(value):
         return iso(dt.datetime.fromtimestamp(value / 1000, tz=dt.UTC))
+    if isinstance(value, int) and not isinstance(value, bool):
+        compact = _compact_moment(value)
+        if compact is not None:
+            return iso(compact)
     if isinstance(value, str):
         text = value.strip()
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):

@@ -402,3 +402,17 @@ def test_a_value_that_only_mentions_braces_is_no_template():
     assert notefile.template_split("---\ntitle: use {{x}} in Jinja\n---\nbody\n") is None
     assert notefile.template_split("no frontmatter {{date}}\n") is None
     assert notefile.template_split("---\n- {{x}}\n---\n") == ("- {{x}}", "")
+
+
+def test_compact_timestamps_of_obsidian_plugins_are_moments_not_milliseconds(vault_dir, cli):
+    path = vault_dir / "zettel.md"
+    path.write_text(
+        "---\nid: zettel0001\ncreated: 20241229143052\nupdated: 202412291430\n---\nSlip box.\n"
+    )
+    shown = cli(*v(vault_dir), "show", "zettel0001", "--json").json()
+    assert shown["created"] == "2024-12-29T14:30:52Z" and shown["problems"] == []
+    assert shown["updated"] == "2024-12-29T14:30:00Z"
+    assert cli(*v(vault_dir), "replace", "zettel0001", "Slip box, kept.").code == 0
+    data = notefile.parse_bytes(path.read_bytes()).data
+    assert data["created"] == 20241229143052  # as written
+    assert not isinstance(data["updated"], int)  # a moment, not milliseconds of the 27th century
