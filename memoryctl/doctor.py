@@ -137,12 +137,13 @@ def review_findings(vault: Vault) -> list[Finding]:
 def crash_findings(vault: Vault) -> list[Finding]:
     """What a write cut short left: temporary files, a stale git lock, memories saved but
     not committed, and decision records that name a missing proposal."""
-    from memoryctl.leftovers import leftovers
+    from memoryctl.leftovers import SYNC, leftovers
 
     findings = []
     for leftover in leftovers(vault):
         if leftover.kind == "temporary":
-            message = "a temporary file left by a write that stopped"
+            what = "a sync" if leftover.detail == SYNC else "a write"
+            message = f"a temporary file left by {what} that stopped"
             findings.append(Finding("warning", leftover.path, message, removable=True))
         elif leftover.kind == "git-lock":
             message = (

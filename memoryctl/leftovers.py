@@ -14,13 +14,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoryctl.storage import gitrepo
+from memoryctl.storage import gitrepo, gitsync
 from memoryctl.storage.config import ALWAYS_IGNORED_DIRS, OWN_DIR
 from memoryctl.storage.scan import is_memory_path
 from memoryctl.storage.vault import Vault
 
 # `.NAME.RANDOM.tmp`, as `atomic.write_atomic` names its temporary files.
 _TEMPORARY = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
+
+
+SYNC = "sync"  # the detail of a temporary file a sync (or the merge driver) left
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,36 @@ def temporary_files(root: Path) -> list[str]:
     return sorted(found)
 
 
+# Names an earlier memoryctl gave its temporary files in the git folder: sync's state,
+# and a conflict the merge driver recorded (the process id, then a digest).
+_OLD_SYNC_TEMPORARY = re.compile(r"sync\.tmp|[0-9]+-[0-9a-f]{20}\.tmp")
+
+
+def sync_temporary_files(root: Path, now: float | None = None) -> list[str]:
+    """memoryctl's temporary files in what sync keeps in the git folder (`.git/memoryctl/`),
+    paths relative to the vault. Sync and the merge driver write there without the
+    vault's write lock (a `git pull` by hand runs the driver), so only a file older than
+    a running write could be is counted as left by one that stopped."""
+    folder = gitsync.state_dir(root)
+    moment = now or time.time()
+    found = []
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            if not (_TEMPORARY.fullmatch(name) or _OLD_SYNC_TEMPORARY.fullmatch(name)):
+                continue
+            path = Path(parent, name)
+            with contextlib.suppress(OSError):
+                if moment - path.stat().st_mtime >= gitrepo.STALE_LOCK_SECONDS:
+                    found.append(Path(os.path.relpath(path, root)).as_posix())
+    return sorted(found)
+
+
 def leftovers(vault: Vault, now: float | None = None) -> list[Leftover]:
     found = [Leftover("temporary", path) for path in temporary_files(vault.root)]
     if vault.is_git:
+        found += [
+            Leftover("temporary", path, SYNC) for path in sync_temporary_files(vault.root, now)
+        ]
         lock = gitrepo.stale_lock(vault.root, now)
         if lock is not None:
             found.append(Leftover("git-lock", lock[0], f"{int(lock[1] // 60)} min"))
@@ -79,13 +109,17 @@ def dangling_decisions(vault: Vault) -> list[Leftover]:
 
 def remove(vault: Vault, found: list[Leftover]) -> list[str]:
     """Delete the removable leftovers, holding the write lock so that no write of
-    memoryctl's is in flight. A git lock is removed only while it is still stale."""
+    memoryctl's is in flight. A git lock, and a temporary file of sync's, is removed only
+    while it is still stale."""
     removed = []
     with vault.writing():
+        still_stale = set(sync_temporary_files(vault.root)) if vault.is_git else set()
         for leftover in found:
             if not leftover.removable:
                 continue
             if leftover.kind == "git-lock" and gitrepo.stale_lock(vault.root, time.time()) is None:
+                continue
+            if leftover.detail == SYNC and leftover.path not in still_stale:
                 continue
             with contextlib.suppress(FileNotFoundError):
                 os.remove(vault.root / leftover.path)

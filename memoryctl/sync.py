@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from memoryctl.conflicts import Conflict
 from memoryctl.memory import iso
-from memoryctl.storage import gitdriver, gitsync, seal
+from memoryctl.storage import atomic, gitdriver, gitsync, seal
 from memoryctl.storage.gitrepo import GitError, _git, _run, write_blobs
 from memoryctl.storage.merge import merge_plain, merges_by_key
 from memoryctl.storage.scan import is_memory_path
@@ -246,11 +245,7 @@ def _read_state(root: Path) -> dict[str, Any]:
 def _write_state(root: Path, remote: str, branch: str, sha: str, at: str) -> None:
     data = _read_state(root)
     data.setdefault("remotes", {})[f"{remote}/{branch}"] = {"sha": sha, "at": at}
-    path = _state_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic.replace_file(_state_path(root), (json.dumps(data, indent=2) + "\n").encode())
 
 
 def pick_remote(root: Path, branch: str, remote: str | None) -> str:

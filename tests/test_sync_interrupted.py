@@ -119,3 +119,79 @@ def test_a_remote_out_of_reach_is_named_with_gits_first_reason_not_its_advice(de
     assert line.startswith("memoryctl: could not reach origin: ") and cause in line
     assert "repository exists" not in line and ".;" not in line
     assert git(devices.laptop, "rev-parse", "HEAD") == head
+
+
+STOPPED_WHILE_SAVING = """
+import os, sys, time
+from pathlib import Path
+
+from memoryctl import sync
+from memoryctl.storage import gitdriver
+
+
+def stop_here(*args, **kwargs):
+    print("stopped", flush=True)
+    time.sleep(60)
+
+
+root = Path(sys.argv[1])
+os.replace = stop_here  # the temporary file is written; the rename is not done
+if sys.argv[2] == "state":
+    sync._write_state(root, "origin", "main", "0" * 40, "2026-01-01T00:00:00Z")
+else:
+    os.chdir(root)
+    gitdriver._record(root, {"path": "memories/milk.md", "kind": "conflict"})
+"""
+
+
+def killed_while_saving(device, what: str) -> None:
+    """A sync (or the merge driver it runs) killed with SIGKILL while saving a file."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", STOPPED_WHILE_SAVING, str(device), what],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "stopped"
+    child.kill()
+    child.wait()
+
+
+def test_doctor_finds_what_a_killed_sync_left_in_the_git_folder_and_fix_removes_it(devices):
+    device = devices.desktop
+    state = device / ".git" / "memoryctl"
+    killed_while_saving(device, "state")
+    killed_while_saving(device, "conflict")
+    (state / "sync.tmp").write_text("{}")  # as an earlier memoryctl named it
+    left = sorted(p for p in state.rglob("*.tmp"))
+    assert len(left) == 3
+    fresh = doctor_lines(devices)
+    assert not [line for line in fresh if ".git/memoryctl/" in line]  # it may still be writing
+    two_minutes_ago = time.time() - 125
+    for path in left:
+        os.utime(path, (two_minutes_ago, two_minutes_ago))
+    (state / "notes.tmp").write_text("the person's own\n")
+    os.utime(state / "notes.tmp", (two_minutes_ago, two_minutes_ago))
+
+    named = [line for line in doctor_lines(devices) if ".git/memoryctl/" in line]
+    assert len(named) == 3
+    for line in named:
+        assert line.startswith("warning: .git/memoryctl/")
+        assert line.endswith(
+            ": a temporary file left by a sync that stopped (memoryctl doctor --fix)"
+        )
+    assert "notes.tmp" not in " ".join(named)
+    asked = devices.run(device, "doctor", "--fix")
+    assert asked.code == 1 and "confirm with --yes" in asked.err
+    assert all(path.exists() for path in left)
+
+    fixed = devices.run(device, "doctor", "--fix", "--yes")
+    assert fixed.code == 0, fixed.err
+    for path in left:
+        assert f"Removed {path.relative_to(device).as_posix()}." in fixed.out
+        assert not path.exists()
+    assert (state / "notes.tmp").exists() and (state / "sync.json").exists()
+    assert devices.sync(device).code == 0
+
+
+def doctor_lines(devices: Devices) -> list[str]:
+    return devices.run(devices.desktop, "doctor").out.splitlines()

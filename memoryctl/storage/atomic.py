@@ -38,7 +38,7 @@ def write_atomic(
     note a power cut may lose (it still survives the process being killed).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    tmp = temporary_name(path)
     mode = None
     with contextlib.suppress(FileNotFoundError):
         mode = path.stat().st_mode & 0o777
@@ -66,6 +66,25 @@ def write_atomic(
             os.remove(tmp)
     if durable:
         _flush(path.parent)
+
+
+def temporary_name(path: Path) -> Path:
+    """Where a new version of `path` is written before it takes the name: a name of its
+    own for each writer, which `memoryctl doctor` knows as memoryctl's."""
+    return path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Replace a file only memoryctl writes (what this device remembers, never a file a
+    person edits), whole: the old bytes or the new, however many write it at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(tmp)
 
 
 def _flush(folder: Path) -> None:

@@ -54,15 +54,11 @@ class Keys:
 
 
 def _record(root: Path, entry: dict[str, object]) -> None:
-    from memoryctl.storage import gitsync
+    from memoryctl.storage import atomic, gitsync
 
-    folder = gitsync.conflict_folder(root)
-    folder.mkdir(parents=True, exist_ok=True)
     name = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()[:20]
-    path = folder / f"{os.getpid()}-{name}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(entry), encoding="utf-8")
-    os.replace(tmp, path)
+    path = gitsync.conflict_folder(root) / f"{os.getpid()}-{name}.json"
+    atomic.replace_file(path, json.dumps(entry).encode())
 
 
 def _id_of(raw: bytes) -> str | None:
