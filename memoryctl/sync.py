@@ -358,10 +358,7 @@ def sync(
     theirs = gitsync.rev(root, ref)
     short_ref = f"{name}/{branch}"
     if theirs is None:
-        others = _git(root, "for-each-ref", "--format=%(refname)", f"refs/remotes/{name}/")
-        for other in others.stdout.split():
-            if not other.endswith("/HEAD") and not gitsync.has_path(root, other, "memoryctl.toml"):
-                raise NotAVault(name, other.removeprefix("refs/remotes/"))
+        _new_branch_of_this_vault(root, name)
     else:
         if not gitsync.has_path(root, theirs, "memoryctl.toml"):
             raise NotAVault(name, short_ref)
@@ -370,7 +367,7 @@ def sync(
             if not force_with_lease:
                 raise Rewritten(name, short_ref, last, theirs)
             return _push_over(vault, report, name, branch, theirs)
-        if _git(root, "merge-base", "HEAD", theirs, check=False).returncode != 0:
+        if not gitsync.shares_history(root, "HEAD", theirs):
             raise Unrelated(name, short_ref)
         report.received = gitsync.counts(root, "HEAD", theirs)[1]
         if report.received:
@@ -386,6 +383,20 @@ def sync(
     _write_state(root, name, branch, head, report.at)
     _reindex(vault, report, before, head)
     return report
+
+
+def _new_branch_of_this_vault(root: Path, remote: str) -> None:
+    """A branch the remote lacks is pushed as a new branch of the vault, but only to a
+    remote that holds this vault (or nothing yet): a vault made on its own on another
+    device, under another branch name, is not put beside the remote's as a second one."""
+    found = _git(root, "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/")
+    branches = [ref for ref in found.stdout.split() if not ref.endswith("/HEAD")]
+    for ref in branches:
+        if not gitsync.has_path(root, ref, "memoryctl.toml"):
+            raise NotAVault(remote, ref.removeprefix("refs/remotes/"))
+    related = (gitsync.shares_history(root, "HEAD", ref) for ref in branches)
+    if branches and not any(related):
+        raise Unrelated(remote, branches[0].removeprefix("refs/remotes/"))
 
 
 def _undo_stopped_sync(vault: Vault) -> list[str]:
@@ -632,8 +643,8 @@ def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) 
 
 def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str | None) -> None:
     """File the conflicts the merge driver recorded as proposals; `theirs` names the
-    other side's commit, or None for the merge that made HEAD (asked only when a
-    conflict was recorded)."""
+    other side's commit, or None for the last merge made (asked only when a conflict
+    was recorded)."""
     from memoryctl import conflicts
 
     recorded = gitsync.take_conflicts(vault.root)
@@ -641,7 +652,7 @@ def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str | None
         return
     if theirs is None:
         root = vault.root
-        theirs = gitsync.rev(root, "HEAD^2") or gitsync.rev(root, "HEAD") or ""
+        theirs = gitsync.last_merged_side(root) or gitsync.rev(root, "HEAD") or ""
     written = conflicts.file_conflicts(vault, recorded, theirs, report.at)
     report.conflicts += written.conflicts
     report.notices += written.notices

@@ -187,6 +187,30 @@ def test_a_remote_that_is_not_a_memoryctl_vault_is_refused(devices, tmp_path):
     assert git(devices.laptop, "rev-parse", "HEAD") == head
 
 
+def test_a_vault_made_on_its_own_under_another_branch_name_is_not_pushed_beside_the_remotes(
+    devices, tmp_path
+):
+    device = tmp_path / "tablet"
+    devices.on(device)
+    assert devices.cli("init", str(device)).code == 0
+    git(device, "checkout", "-q", "-B", "master")
+    git(device, "remote", "add", "origin", str(devices.remote))
+    devices.add(device, "A tablet's own fact", "--title", "Tablet")
+    result = devices.sync(device)
+    assert result.code == 1
+    [line] = result.err.strip().splitlines()
+    assert "origin/main shares no history with this vault" in line and "nothing changed" in line
+    assert git(devices.remote, "branch", "--format=%(refname:short)").split() == ["main"]
+
+
+def test_a_new_branch_of_the_same_vault_is_pushed_as_a_branch(devices):
+    git(devices.desktop, "checkout", "-q", "-b", "trip")
+    devices.add(devices.desktop, "Pack the tent", "--title", "Tent")
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    assert "trip" in git(devices.remote, "branch", "--format=%(refname:short)").split()
+
+
 def test_a_rewritten_remote_history_is_refused_unless_force_with_lease(devices):
     devices.add(devices.laptop, "Kept note", "--title", "Kept")
     assert devices.sync(devices.laptop).code == 0
@@ -221,6 +245,25 @@ def test_a_device_missing_the_merge_driver_is_told_and_still_merges_by_key(devic
     shown = devices.run(devices.desktop, "--json", "show", memory_id).json()
     assert shown["pinned"] is True and shown["status"] == "retired"
     assert git(devices.desktop, "config", "merge.memoryctl.driver").strip()
+
+
+def test_a_conflict_from_a_git_pull_by_hand_names_the_other_devices_commit_after_more_commits(
+    devices,
+):
+    memory_id, _, desktop_file = devices.same_line_changed()
+    laptops = git(devices.remote, "rev-parse", "main").strip()
+    devices.on(devices.desktop)
+    git(devices.desktop, "pull", "-q", "--no-rebase", "--no-edit")
+    (devices.desktop / "mine.txt").write_text("a commit of the person's after the pull\n")
+    git(devices.desktop, "add", "mine.txt")
+    git(devices.desktop, "commit", "-q", "-m", "Mine")
+    result = devices.sync(devices.desktop, "--json")
+    assert result.code == 0, result.err
+    [conflict] = result.json()["conflicts"]
+    shown = devices.run(devices.desktop, "--json", "review", "show", conflict["proposal"]).json()
+    assert shown["origin"] == {"kind": "sync", "ref": laptops[:12]}
+    assert [t["id"] for t in shown["targets"]] == [memory_id]
+    assert "Buy rice milk" in desktop_file.read_text()
 
 
 def test_a_rename_against_a_delete_names_both_paths_and_deletes_nothing(devices):

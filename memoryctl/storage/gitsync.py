@@ -310,6 +310,18 @@ def is_ancestor(root: Path, older: str, newer: str) -> bool:
     return _git(root, "merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
 
 
+def last_merged_side(root: Path) -> str | None:
+    """The other side of the last merge on this branch's own line (a `git pull` by hand,
+    perhaps with commits of the person's after it)."""
+    found = _git(root, "rev-list", "-1", "--merges", "--first-parent", "HEAD", check=False)
+    merge = found.stdout.strip()
+    return rev(root, f"{merge}^2") if merge else None
+
+
+def shares_history(root: Path, one: str, other: str) -> bool:
+    return _git(root, "merge-base", one, other, check=False).returncode == 0
+
+
 def has_path(root: Path, ref: str, relpath: str) -> bool:
     return _git(root, "cat-file", "-e", f"{ref}:{relpath}", check=False).returncode == 0
 
