@@ -175,7 +175,7 @@ class Unfinished(SyncError):
 
 class MergeStopped(SyncError):
     def __init__(self, reason: str) -> None:
-        super().__init__(f"the merge could not start: {reason}; nothing changed")
+        super().__init__(f"the merge could not be made: {reason}; nothing changed")
         self.reason = reason
 
 
@@ -525,7 +525,8 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
                 report.notices.append(f"{said}; nothing was deleted, both paths are kept")
         _settle(vault, report, unmerged, named, short_ref)
         done = _git(root, *gitsync.NO_FILTER, "commit", "--no-edit", check=False)
-        if done.returncode != 0:
+        if done.returncode != 0:  # a hook of the person's refused it, say
+            _abort_merge(vault)
             raise MergeStopped(_last_line(done.stderr or done.stdout))
     _conflicts_to_proposals(vault, report, theirs)
 
@@ -593,6 +594,7 @@ def _settle(
                 root, path, base, blobs[stages[2]], blobs[stages[3]], keys
             )
             if stored is None:
+                _abort_merge(vault)
                 raise MergeStopped(f"{path} is secret and this device has no key to seal it")
         else:
             # Deleted on one side and changed (or renamed) on the other: keep the file.

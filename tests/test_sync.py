@@ -266,6 +266,26 @@ def test_a_conflict_from_a_git_pull_by_hand_names_the_other_devices_commit_after
     assert "Buy rice milk" in desktop_file.read_text()
 
 
+def test_a_commit_hook_that_refuses_sync_s_merge_leaves_nothing_half_merged(devices):
+    _, _, desktop_file = devices.same_line_changed()
+    hook = devices.desktop / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'no commits today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    head = git(devices.desktop, "rev-parse", "HEAD")
+    stopped = devices.sync(devices.desktop)
+    assert stopped.code == 1
+    [line] = stopped.err.strip().splitlines()
+    assert "no commits today" in line and "nothing changed" in line
+    assert git(devices.desktop, "rev-parse", "HEAD") == head
+    assert not (devices.desktop / ".git" / "MERGE_HEAD").exists()
+    assert git(devices.desktop, "status", "--porcelain") == ""
+    assert "Buy rice milk" in desktop_file.read_text()
+    hook.unlink()
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    assert "A sync stopped" not in result.out and "Conflict in" in result.out
+
+
 def test_a_rename_against_a_delete_names_both_paths_and_deletes_nothing(devices):
     memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
     devices.sync(devices.laptop)
