@@ -18,7 +18,6 @@ from memoryctl.memory import (
     VISIBILITIES,
     Anchor,
     Memory,
-    group_key,
     iso,
     moment,
     new_id,
@@ -259,13 +258,13 @@ def same_title_as(vault: Vault, memory: Memory) -> tuple[Memory, ...]:
     oldest first, apart from those it names in `retires`: a new memory that has one is
     shown beneath it in the bundle, and a check proposes retiring the older. Each face
     tells the person (or agent) who adds it, with how to replace it instead."""
-    key = group_key(memory)
+    key = memory.title_group
     if key is None:
         return ()
     found = [
         m
         for m in vault.index.of_titles([key[0]])
-        if group_key(m) == key and m.id != memory.id and m.id not in memory.retires
+        if m.title_group == key and m.id != memory.id and m.id not in memory.retires
     ]
     return tuple(sorted(found, key=lambda m: m.order_key))
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from memoryctl.contested import ASKS, Contest, contested
 from memoryctl.corrections import now_lines
-from memoryctl.memory import TEMPLATE_KIND, Memory, group_key, parse_moment
+from memoryctl.memory import TEMPLATE_KIND, Memory, parse_moment
 from memoryctl.proposals import Proposal
 from memoryctl.rules import Predicate
 from memoryctl.storage.config import Profile, VaultConfig
@@ -564,7 +564,7 @@ def contests_in(
         for mid, m in (index.get_many(refs).items() if refs else ())
         if m.status == "active" and not m.broken
     }
-    titles = {key for key in map(group_key, memories) if key is not None}
+    titles = {m.title_group for m in memories if m.title_group is not None}
     return contested(
         memories,
         facts=facts,

@@ -121,6 +121,11 @@ class Memory:
         return (self.created, self.id)
 
     @cached_property
+    def title_group(self) -> tuple[str, str, str] | None:
+        """`group_key`, worked out once per memory: every bundle asks it of every pin."""
+        return group_key(self)
+
+    @cached_property
     def text(self) -> str:
         """The memory as one line of context: the body, or else its description or title.
 

@@ -12,21 +12,30 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from memoryctl.memory import Memory, folded_title, group_key, normalized
+from memoryctl.memory import Memory, folded_title, normalized
 from memoryctl.proposals import Suggestion
 
 ORIGIN = "rule"
+IMPORTED = "import"  # the source kind of what `memoryctl import` writes
 
 
 def says_the_same(one: Memory, other: Memory) -> bool:
     return normalized(one.text) == normalized(other.text)
 
 
+def imported_from_other_files(one: Memory, other: Memory) -> bool:
+    """Two sections imported from two files share a heading, not a subject: "Testing" in
+    one repository's AGENTS.md and in another's are two things."""
+    if one.source_kind != IMPORTED or other.source_kind != IMPORTED:
+        return False
+    return (one.source_ref or "").partition("#")[0] != (other.source_ref or "").partition("#")[0]
+
+
 def newest_by_title(memories: Iterable[Memory]) -> dict[tuple[str, str, str], Memory]:
     """The newest current memory of each title (with its kind and namespace)."""
     newest: dict[tuple[str, str, str], Memory] = {}
     for memory in memories:
-        key = group_key(memory)
+        key = memory.title_group
         if key is None:
             continue
         held = newest.get(key)
@@ -40,11 +49,11 @@ def newer_of_title(
 ) -> Memory | None:
     """The newest memory of this one's title, when it is newer and says something else
     (without `texts`, whatever it says: for memories read without their bodies)."""
-    key = group_key(memory)
+    key = memory.title_group
     newer = newest.get(key) if key is not None else None
     if newer is None or newer.order_key <= memory.order_key:
         return None
-    if texts and says_the_same(newer, memory):
+    if (texts and says_the_same(newer, memory)) or imported_from_other_files(newer, memory):
         return None
     return newer
 

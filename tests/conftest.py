@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +35,18 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Person")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
     return base
+
+
+@pytest.fixture
+def estimated_tokens(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Count tokens with the documented estimate, so figures do not depend on the machine
+    (`pytestmark = pytest.mark.usefixtures("estimated_tokens")`)."""
+    import memoryctl.tokens
+
+    monkeypatch.setenv("MEMORYCTL_TOKENIZER", "estimate")
+    memoryctl.tokens.counter.cache_clear()
+    yield
+    memoryctl.tokens.counter.cache_clear()
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ rule that shows a newer memory beneath an older one when both say what one subje
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memoryctl.contested import by_subject
 from memoryctl.memory import Memory, folded_title
@@ -120,3 +122,13 @@ def test_titles_are_one_once_case_whitespace_and_trailing_punctuation_are_folded
 def test_titles_that_differ_inside_stay_apart():
     assert folded_title("Indent with tabs") != folded_title("Indent with spaces")
     assert folded_title("v1.2 notes") != folded_title("v12 notes")
+
+
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
+    st.sampled_from(["", ".", "!?", " …", "  "]),
+)
+def test_a_title_folds_the_same_whatever_its_case_spacing_and_last_punctuation(title, end):
+    folded = folded_title(title)
+    assert folded_title(folded) == folded
+    assert folded_title(" ".join(title.upper().split()) + end) == folded_title(title.upper())

@@ -10,13 +10,11 @@ working hours are 09:30 to 17:30".
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_bundle import build, edit_frontmatter, reasons
 
-import memoryctl.tokens
 from memoryctl.bundle import Bundle
 from memoryctl.bundle_formats import as_json
 from memoryctl.checks import run_checks
@@ -28,12 +26,7 @@ NEW_HOURS = "My working hours are now 08:00 to 16:00"
 NOW = moment("2026-11-29T12:00:00Z")
 
 
-@pytest.fixture(autouse=True)
-def estimated_tokens(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("MEMORYCTL_TOKENIZER", "estimate")
-    memoryctl.tokens.counter.cache_clear()
-    yield
-    memoryctl.tokens.counter.cache_clear()
+pytestmark = pytest.mark.usefixtures("estimated_tokens")
 
 
 def add(cli, root: Path, body: str, *args: str) -> str:
@@ -260,3 +253,21 @@ def test_a_memory_both_devices_added_by_one_name_shows_the_newer_beneath_the_old
     listed = devices.run(devices.desktop, "--json", "review", "list").json()["proposals"]
     rules = [(targets(p), p["origin"]["ref"]) for p in listed if p["origin"]["kind"] == "rule"]
     assert rules == [([first], second)]
+
+
+def test_one_heading_in_two_imported_files_is_two_things_and_contests_nothing(tmp_path, cli):
+    from memoryctl.actions import init_vault
+
+    root = tmp_path / "vault"
+    init_vault(root)
+    for repo, rule in (("api", "Run pytest -x before you push."), ("web", "Run vitest once.")):
+        folder = tmp_path / repo
+        folder.mkdir()
+        (folder / "AGENTS.md").write_text(f"# Rules\n\n## Testing\n\n{rule}\n", encoding="utf-8")
+        done = cli("--vault", str(root), "import", "agents-md", str(folder / "AGENTS.md"))
+        assert done.code == 0, done.err
+    shown = cli("--vault", str(root), "preview", "-m", "testing: run pytest or vitest").out
+    assert "Run pytest -x" in shown and "Run vitest once." in shown
+    assert "also titled" not in shown and "newer (" not in shown
+    listed = cli("--vault", str(root), "--json", "review", "list").json()["proposals"]
+    assert listed == []

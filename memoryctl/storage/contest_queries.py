@@ -51,16 +51,36 @@ class ContestQueries(IndexConnection):
         return found
 
     def newest_of_titles(self, keys: Iterable[tuple[str, str, str]]) -> list[Memory]:
-        """For each (folded title, kind, namespace), the newest current memory of it:
-        one step down `ix_notes_titles` each."""
-        found: list[Memory] = []
-        for key in sorted(set(keys)):
-            found += self._memories(
-                "SELECT doc, body FROM notes WHERE title_key = ? AND kind = ? AND namespace = ? "
-                "ORDER BY created DESC, mid DESC LIMIT 1",
-                key,
-            )
-        return found
+        """For each (folded title, kind, namespace), the newest current memory of it,
+        where the title has more than one. The dates of a title's memories are read
+        from `ix_notes_titles` alone; only the newest of a title that others share is
+        read as a memory (for most titles, none)."""
+        wanted = set(keys)
+        titles = sorted({title for title, _, _ in wanted})
+        newest: dict[tuple[str, str, str], tuple[str, str]] = {}
+        shared: set[tuple[str, str, str]] = set()
+        for start in range(0, len(titles), 500):
+            part = titles[start : start + 500]
+            for title, kind, namespace, created, mid in self._execute(
+                "SELECT title_key, kind, namespace, created, mid FROM notes "
+                f"WHERE title_key IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                key = (title, kind, namespace)
+                if key not in wanted:
+                    continue
+                if key in newest:
+                    shared.add(key)
+                if key not in newest or (created, mid) > newest[key]:
+                    newest[key] = (created, mid)
+        mids = sorted({newest[key][1] for key in shared})
+        if not mids:
+            return []
+        return self._memories(
+            "SELECT doc, body FROM notes WHERE title_key IS NOT NULL "
+            f"AND mid IN ({','.join('?' * len(mids))})",
+            mids,
+        )
 
     def of_titles(self, titles: Iterable[str]) -> list[Memory]:
         """Every current memory of these folded titles."""
