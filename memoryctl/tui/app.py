@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 
-from memoryctl.tui.keys import registered_bindings
+from memoryctl.tui.keys import keys_in_front, own_bindings, registered_bindings, typed_where_focused
 from memoryctl.tui.screen_modes import SCREENS
 from memoryctl.tui.screens.base import FilesChanged, ScreenReady
 from memoryctl.tui.screens.help import HelpScreen
@@ -99,6 +99,7 @@ class MemoryApp(App[None]):
         self.start = start
         self.sub_title = str(vault.root)
         self._memory_screen: MemoryScreen | None = None
+        self._asking_to_quit: Screen | None = None  # the question ctrl+q asks (`action_quit`)
         self.state_file = state_path()
         self._theme_remembered: str | None = None
         self._warmed = False
@@ -214,10 +215,25 @@ class MemoryApp(App[None]):
         active = screen.active_bindings.get(key)
         if active is not None and active.enabled:
             return
-        for binding in registered_bindings([screen]):
+        if screen.is_modal:
+            self.say_close_first(key)
+            return
+        for binding in registered_bindings(own_bindings(screen)):
             why = why_it_is_off(screen, binding.action) if binding.key == key else None
             if why:
                 self.notify(why, severity="warning")
+                return
+
+    def say_close_first(self, key: str) -> None:
+        """One of the app's keys pressed in a dialog, which takes it (a number key, import,
+        sync): the dialog is to be answered or closed first."""
+        for binding in registered_bindings(own_bindings(self)):
+            if binding.key == key and not binding.priority:
+                shown = self.get_key_display(binding)
+                self.notify(
+                    f"Close the dialog first (esc), then press {shown} for {binding.description}.",
+                    severity="warning",
+                )
                 return
 
     def build_ahead(self) -> None:
@@ -258,10 +274,18 @@ class MemoryApp(App[None]):
         gc.unfreeze()  # whatever runs after the app (a test suite) collects them again
 
     def action_show_screen(self, mode: str) -> None:
-        """Go to one of the numbered screens, back at its base (a memory opened there closes)."""
+        """Go to one of the numbered screens, back at its base (a memory opened there
+        closes); where a screen opened there holds text not saved (the editor, a new
+        correction), to that screen, as it was left."""
         if isinstance(self.screen, ModalScreen):
             return
         self.switch_mode(mode)
+        if any(getattr(screen, "unsaved_text", False) for screen in self.screen_stack[1:]):
+            self.notify(
+                "The text you typed here is not saved: save it (ctrl+s) or close it (esc).",
+                severity="warning",
+            )
+            return
         while len(self.screen_stack) > 1:
             self.pop_screen()
 
@@ -341,7 +365,8 @@ class MemoryApp(App[None]):
         correction), ask first, as closing that screen would."""
         from memoryctl.tui.widgets.modals import ConfirmScreen
 
-        if isinstance(self.screen, ConfirmScreen):
+        if self._asking_to_quit is not None and self.screen is self._asking_to_quit:
+            self.exit()  # ctrl+q again, while it asks: quit
             return
         holding = [
             screen
@@ -354,13 +379,14 @@ class MemoryApp(App[None]):
             return
 
         def answer(yes: bool | None) -> None:
+            self._asking_to_quit = None
             if yes:
                 self.exit()
 
-        self.push_screen(
-            ConfirmScreen("Quit", "Quit memoryctl and lose the text you typed? It is not saved."),
-            answer,
+        self._asking_to_quit = ConfirmScreen(
+            "Quit", "Quit memoryctl and lose the text you typed? It is not saved."
         )
+        self.push_screen(self._asking_to_quit, answer)
 
     # --- sync ------------------------------------------------------------------------------
 
@@ -420,11 +446,17 @@ class MemoryApp(App[None]):
         self.notify(f"Sync stopped: {message.error}", severity="error", timeout=10)
 
     def action_help(self) -> None:
+        """The keys of the screen in front (a dialog's own, in front of a dialog), and
+        apart from them those the text box with the focus types."""
         if isinstance(self.screen, HelpScreen):
             return
         screen = self.screen
-        nodes = [self, screen, *screen.query("*")]
-        self.push_screen(HelpScreen(registered_bindings(nodes)))
+        shown: list[Binding] = []
+        typed: list[Binding] = []
+        for node, binding in keys_in_front(self, screen):
+            for one in registered_bindings([binding]):
+                (typed if typed_where_focused(screen, node, one.key) else shown).append(one)
+        self.push_screen(HelpScreen(registered_bindings(shown), typed))
 
 
 def make_app(vault: Vault, *, watch: bool = True, start: str = "vault") -> MemoryApp:

@@ -9,21 +9,65 @@ from functools import partial
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.keys import key_to_character
 from textual.screen import Screen
 
 BINDING_PREFIX = "memoryctl."
 
 
-def registered_bindings(nodes: Iterable[DOMNode]) -> list[Binding]:
-    """memoryctl's own bindings on these nodes, once each and one a key (a binding of
-    "],ctrl+pagedown" gives two): the registry help is drawn from."""
+def own_bindings(node: DOMNode) -> list[Binding]:
+    """memoryctl's bindings on one node, its class's first and then those it inherits
+    (a dialog's f1), as Textual merges them: a class's key hides the same key below."""
+    found: list[Binding] = []
+    taken: set[str] = set()
+    for cls in type(node).__mro__:
+        if not issubclass(cls, DOMNode):
+            continue
+        declared = [b for b in cls.__dict__.get("BINDINGS", []) if isinstance(b, Binding)]
+        keys = {one.key for one in Binding.make_bindings(declared)}
+        found += [
+            binding
+            for binding in declared
+            if (binding.id or "").startswith(BINDING_PREFIX)
+            and not {one.key for one in Binding.make_bindings([binding])} <= taken
+        ]
+        taken |= keys
+        if not cls._inherit_bindings:
+            break
+    return found
+
+
+def keys_in_front(app: App[object], screen: Screen[object]) -> list[tuple[DOMNode, Binding]]:
+    """memoryctl's bindings that can act on the screen in front, each with its node: the
+    app's, the screen's and its widgets'. A dialog (a modal screen) takes every key but
+    the app's priority ones (ctrl+q), as Textual sends keys, so the app's others (the
+    screens' numbers, import, sync) are no key of a dialog's."""
+    return [
+        (node, binding)
+        for node in [app, screen, *screen.query("*")]
+        for binding in own_bindings(node)
+        if node is not app or binding.priority or not screen.is_modal
+    ]
+
+
+def registered_bindings(bindings: Iterable[Binding]) -> list[Binding]:
+    """These bindings once each and one a key (a binding of "],ctrl+pagedown" gives two):
+    the registry help is drawn from."""
     found: dict[tuple[str, str], Binding] = {}
-    for node in nodes:
-        for binding in node.BINDINGS:
-            if isinstance(binding, Binding) and (binding.id or "").startswith(BINDING_PREFIX):
-                for one in Binding.make_bindings([binding]):
-                    found.setdefault((binding.id or "", one.key), one)
+    for binding in bindings:
+        for one in Binding.make_bindings([binding]):
+            found.setdefault((binding.id or "", one.key), one)
     return list(found.values())
+
+
+def typed_where_focused(screen: Screen[object], node: DOMNode, key: str) -> bool:
+    """Whether the widget with the focus (a text box) takes `key` as typing, before the
+    binding of `node` sees it, as Textual has it: `1` or `?` in the filter, the editor
+    or a dialog's answer types there."""
+    focused = screen.focused
+    if focused is None or node is focused or focused.loading:
+        return False
+    return focused.check_consume_key(key, key_to_character(key))
 
 
 def bound_actions(
@@ -32,15 +76,10 @@ def bound_actions(
     """Each of memoryctl's keys on the app and this screen, with the call it makes: the
     command palette offers every one of them."""
     found: dict[str, tuple[Binding, partial[object]]] = {}
-    for node in [app, screen, *screen.query("*")]:
-        for binding in node.BINDINGS:
-            if not isinstance(binding, Binding) or not (binding.id or "").startswith(
-                BINDING_PREFIX
-            ):
-                continue
-            if binding.id in PALETTE_SKIPS or binding.id in found:
-                continue
-            found[binding.id] = (binding, partial(run_or_say_why, app, binding.action, node))
+    for node, binding in keys_in_front(app, screen):
+        if binding.id in PALETTE_SKIPS or binding.id in found:
+            continue
+        found[binding.id or ""] = (binding, partial(run_or_say_why, app, binding.action, node))
     return list(found.values())
 
 

@@ -14,13 +14,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Header, Static, TextArea
 
 from memoryctl.tui.screens.base import FilesChanged, WorkFailed
 from memoryctl.tui.widgets.diff import text_diff
 from memoryctl.tui.widgets.footer import KeysFooter
-from memoryctl.tui.widgets.modals import close_asking_first
+from memoryctl.tui.widgets.modals import Dialog, close_asking_first
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -31,7 +31,7 @@ CHANGED_ON_DISK = (
 )
 
 
-class DiffScreen(ModalScreen[None]):
+class DiffScreen(Dialog[None]):
     """Your text against the file on disk."""
 
     DEFAULT_CSS = """

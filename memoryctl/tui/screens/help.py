@@ -1,4 +1,6 @@
-"""The keys, with what each does: the app's and those of the screen beneath.
+"""The keys, with what each does: the app's and those of the screen beneath; in front of
+a dialog, the dialog's. A key the text box with the focus types is no key there: it is
+named apart, not listed as doing what it does elsewhere.
 
 Three columns: the keys, the action's name as the footer shows it, and what it does.
 A long explanation wraps inside its own column, and the list scrolls when it is taller
@@ -48,6 +50,7 @@ class HelpScreen(ModalScreen[None]):
         .help-row { height: auto; }
         .help-keys { text-align: right; text-style: bold; color: $text-accent; }
         .help-what { width: 1fr; color: $text-muted; }
+        .help-typed { margin: 1 0 0 0; color: $text-muted; }
     }
     """
 
@@ -61,9 +64,23 @@ class HelpScreen(ModalScreen[None]):
         ),
     ]
 
-    def __init__(self, bindings: list[Binding]) -> None:
+    def __init__(self, bindings: list[Binding], typed: list[Binding] | None = None) -> None:
         super().__init__()
         self.help_bindings = bindings
+        self.typed_bindings = typed or []
+
+    @property
+    def typed_note(self) -> str:
+        """The keys left out because the text box with the focus types them, named."""
+        keys: list[str] = []
+        for binding in self.typed_bindings:
+            shown = self.app.get_key_display(binding)
+            if shown not in keys:
+                keys.append(shown)
+        if not keys:
+            return ""
+        these = "this key types" if len(keys) == 1 else "these keys type"
+        return f"In the text box with the focus, {these}: {' '.join(keys)}"
 
     @property
     def rows(self) -> list[tuple[str, str, str]]:
@@ -89,6 +106,8 @@ class HelpScreen(ModalScreen[None]):
                     shown_name.styles.width = name_width
                     yield shown_name
                     yield Static(Content(what), classes="help-what")
+            if self.typed_note:
+                yield Static(Content(self.typed_note), classes="help-typed")
 
     def on_mount(self) -> None:
         # The list takes the focus, so the arrows, page keys, home and end scroll it.

@@ -14,12 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from memoryctl.importers import NAMES
 from memoryctl.tui.screens.base import WorkFailed, describe
-from memoryctl.tui.widgets.modals import DIALOG_CSS
+from memoryctl.tui.widgets.modals import DIALOG_CSS, Dialog
 
 if TYPE_CHECKING:
     from memoryctl.importing import ImportReport
@@ -37,7 +36,7 @@ def report_text(report: ImportReport) -> str:
     return "\n".join(lines)
 
 
-class ImportScreen(ModalScreen["ImportReport | None"]):
+class ImportScreen(Dialog["ImportReport | None"]):
     """Gives back the report of the import it made, or None when the person cancels."""
 
     DEFAULT_CSS = (

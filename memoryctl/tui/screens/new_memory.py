@@ -12,12 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, TextArea
 
 from memoryctl.memory import KINDS
 from memoryctl.tui.screens.base import WorkFailed
-from memoryctl.tui.widgets.modals import DIALOG_CSS, close_asking_first
+from memoryctl.tui.widgets.modals import DIALOG_CSS, Dialog, close_asking_first
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -29,7 +28,7 @@ FORM_KINDS = tuple(kind for kind in KINDS if kind != "correction")
 DEFAULT_KIND = "fact"
 
 
-class NewMemoryScreen(ModalScreen["Memory | None"]):
+class NewMemoryScreen(Dialog["Memory | None"]):
     """A small form; it gives back the saved memory, or None when the person cancels."""
 
     DEFAULT_CSS = (

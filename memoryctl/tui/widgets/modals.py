@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -10,6 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
+
+Answer = TypeVar("Answer")
 
 DIALOG_CSS = """
     align: center middle;
@@ -29,7 +31,27 @@ DIALOG_CSS = """
 """
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class Dialog(ModalScreen[Answer]):
+    """A dialog in front of a screen. As Textual has it, a dialog takes every key but the
+    app's priority ones (ctrl+q, ctrl+p): the screens' number keys, import and sync wait
+    until it is closed. f1 (and ? where nothing is typed) shows the dialog's own keys."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f1", "app.help", "Help", id="memoryctl.help", tooltip="Show the keys and what they do"
+        ),
+        Binding(
+            "question_mark",
+            "app.help",
+            "Help",
+            show=False,
+            id="memoryctl.help-alt",
+            tooltip="Show the keys and what they do",
+        ),
+    ]
+
+
+class ConfirmScreen(Dialog[bool]):
     """Ask before something that is hard to take back: y confirms, n or escape does not."""
 
     DEFAULT_CSS = "ConfirmScreen {" + DIALOG_CSS + "}"
@@ -60,7 +82,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class AskScreen(ModalScreen[str | None]):
+class AskScreen(Dialog[str | None]):
     """One line of text (a reason, a note); enter gives it, escape gives None."""
 
     DEFAULT_CSS = "AskScreen {" + DIALOG_CSS + "}"

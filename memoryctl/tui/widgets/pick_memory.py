@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
+
+from memoryctl.tui.widgets.modals import Dialog
 
 if TYPE_CHECKING:
     from memoryctl.memory import Memory
@@ -23,7 +24,7 @@ HITS = 20
 DEBOUNCE = 0.1
 
 
-class PickMemoryScreen(ModalScreen[str | None]):
+class PickMemoryScreen(Dialog[str | None]):
     """Returns the id of the memory picked, or None."""
 
     DEFAULT_CSS = """
