@@ -141,6 +141,25 @@ async def test_preview_then_export_writes_the_same_text(
         assert any(t.startswith("Wrote") for t in toasts(app))
 
 
+@pytest.mark.parametrize("write_key", ["enter", "ctrl+s"])
+async def test_export_dialog_writes_with_the_key_its_border_names_as_soon_as_it_opens(
+    app: MemoryApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_key: str
+) -> None:
+    """The border says "ctrl+s or enter writes": the file's box has the focus when the
+    dialog opens, so enter writes rather than opening the list of formats."""
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_preview(pilot)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        await pilot.pause()
+        assert "ctrl+s or enter writes" in str(app.screen.query_one("Vertical").border_subtitle)
+        await pilot.press(write_key)
+        await settled(pilot)
+        assert app.screen is screen
+        assert (tmp_path / "memory.md").read_text() == screen.text
+
+
 async def test_preview_says_what_each_tool_loads_here_and_where_codex_cuts(
     app: MemoryApp, vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,10 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
 
 from memoryctl.storage.config import FORMATS
+from memoryctl.tui.widgets.modals import Dialog
 
 # Where a format goes when the person names no file (export.DEFAULT_PATHS covers the
 # agent files; the rest get a plain name here so the dialog always writes a file).
@@ -32,7 +32,7 @@ class ExportChoice:
     out: str
 
 
-class ExportScreen(ModalScreen[ExportChoice | None]):
+class ExportScreen(Dialog[ExportChoice | None]):
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
     ExportScreen > Vertical {
@@ -43,6 +43,13 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+s",
+            "write",
+            "Write",
+            id="memoryctl.export.write",
+            tooltip="Write the bundle in this format to this file",
+        ),
         Binding(
             "escape", "cancel", "Cancel", id="memoryctl.export.cancel", tooltip="Export nothing"
         ),
@@ -56,11 +63,15 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "Export the bundle"
-            box.border_subtitle = "enter writes · esc cancels"
+            box.border_subtitle = "ctrl+s or enter writes · esc cancels"
             yield Label("Format")
             yield Select([(f, f) for f in FORMATS], value=self.fmt, allow_blank=False, id="fmt")
             yield Label(f"File, inside {self.folder}")
             yield Input(SUGGESTED[self.fmt], id="out")
+
+    def on_mount(self) -> None:
+        # The file takes the focus, so enter writes at once; on the format, enter opens it.
+        self.query_one("#out", Input).focus()
 
     @on(Select.Changed, "#fmt")
     def format_changed(self, event: Select.Changed) -> None:
@@ -69,10 +80,14 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
             out.value = SUGGESTED[event.value]
 
     @on(Input.Submitted, "#out")
-    def submitted(self, event: Input.Submitted) -> None:
+    def action_write(self) -> None:
         fmt = self.query_one("#fmt", Select).value
-        if event.value.strip() and isinstance(fmt, str):
-            self.dismiss(ExportChoice(fmt, event.value.strip()))
+        out = self.query_one("#out", Input).value.strip()
+        if not out:
+            self.notify("Name the file to write, or press escape.", severity="warning")
+            return
+        if isinstance(fmt, str):
+            self.dismiss(ExportChoice(fmt, out))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
