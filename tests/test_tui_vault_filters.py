@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
-from tui_support import SIZE, THEMES, footer_keys, quiet, settled, until, vault, vault_path
+from tui_support import SIZE, THEMES, footer_keys, quiet, settled, toasts, until, vault, vault_path
 
 from memoryctl.storage.index import ListFilters
 from memoryctl.storage.vault import Vault
@@ -215,6 +215,9 @@ async def test_x_clear_all_is_offered_once_a_filter_is_chosen_and_gone_once_clea
         await pilot.press("f")
         await settled(pilot)
         assert "x" not in footer_keys(app.screen)  # nothing chosen: nothing to clear
+        await pilot.press("x")  # the help lists it: pressed, it says why it does nothing
+        await until(pilot, lambda: bool(toasts(app)))
+        assert toasts(app)[-1] == "No filter is chosen: there is nothing to clear."
         await choose(pilot, "kind", "fact")
         bar = app.screen.query_one(FacetBar)
         bar.query_one("#facet-kind", Select).focus()

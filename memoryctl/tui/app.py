@@ -218,11 +218,15 @@ class MemoryApp(App[None]):
         if screen.is_modal:
             self.say_close_first(key)
             return
-        for binding in registered_bindings(own_bindings(screen)):
-            why = why_it_is_off(screen, binding.action) if binding.key == key else None
-            if why:
-                self.notify(why, severity="warning")
-                return
+        # The widget with the focus and those around it (the filters' bar), then the screen.
+        focused = screen.focused
+        around = [n for n in focused.ancestors_with_self if n is not self] if focused else []
+        for node in dict.fromkeys([*around, screen]):
+            for binding in registered_bindings(own_bindings(node)):
+                why = why_it_is_off(node, binding.action) if binding.key == key else None
+                if why:
+                    self.notify(why, severity="warning")
+                    return
 
     def say_close_first(self, key: str) -> None:
         """One of the app's keys pressed in a dialog, which takes it (a number key, import,

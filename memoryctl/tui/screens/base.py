@@ -92,14 +92,19 @@ LOADING_AFTER = 0.2
 
 
 def why_it_is_off(node: object, action: str) -> str | None:
-    """Why the action a binding names is turned off on `node` now, in its screen's words
-    (`AppScreen.why_not`); None when it is on, or when there is nothing to say."""
+    """Why the action a binding names is turned off on `node` now, in the words of its
+    screen or widget (`AppScreen.why_not`, and a widget's own `why_not`); None when it is
+    on, or when there is nothing to say."""
     from textual.actions import parse
+    from textual.dom import DOMNode
 
     destination, name, parameters = parse(action)
-    if destination or not isinstance(node, AppScreen) or node.check_action(name, parameters):
+    why_not = getattr(node, "why_not", None)
+    if destination or not isinstance(node, DOMNode) or why_not is None:
         return None
-    return node.why_not(name, parameters)
+    if node.check_action(name, parameters):
+        return None
+    return why_not(name, parameters)
 
 
 class AppScreen(Screen[None]):

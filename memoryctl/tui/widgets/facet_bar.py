@@ -110,6 +110,11 @@ class FacetBar(Horizontal):
             return self.facets != ListFilter()
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if action == "clear_all":
+            return "No filter is chosen: there is nothing to clear."
+        return None
+
     def action_close(self) -> None:
         self.post_message(self.Closed(self))
 
