@@ -98,6 +98,18 @@ async def test_a_number_key_in_a_dialog_says_to_close_it_first_and_leaves_it_ope
         assert app.screen is question
 
 
+async def test_the_palette_over_a_dialog_offers_the_dialogs_actions_not_the_screens(
+    app: MemoryApp,
+) -> None:
+    from memoryctl.tui.keys import bound_actions
+
+    async with app.run_test(size=SIZE) as pilot:
+        question = await unsaved_question(pilot)
+        offered = {binding.description for binding, _ in bound_actions(app, question)}
+        assert {"Yes", "No", "Help", "Quit"} <= offered
+        assert not offered & {*NUMBERED, "Import", "Sync"}
+
+
 async def test_in_a_dialogs_text_box_a_number_and_question_mark_type_and_help_says_so(
     app: MemoryApp,
 ) -> None:
