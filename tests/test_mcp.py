@@ -280,6 +280,20 @@ async def test_an_agent_write_over_stdio_is_a_commit_naming_the_agent_and_tool(t
     assert path.read_text(encoding="utf-8").endswith(body + "\n")
 
 
+async def test_an_agents_burst_of_remember_lists_in_the_order_it_was_written(tmp_path, cli):
+    """Several memories remembered within a second or two: `memoryctl list` (the TUI's
+    order too) shows them newest first in the order the agent wrote them, not by id."""
+    vault = make_vault(tmp_path / "vault")
+    async with Client(stdio_params(vault, "--profile", "work", "--agent", "claude-code")) as c:
+        for n in range(8):
+            stored = await c.call_tool("remember", {"body": f"Burst note number {n}"})
+            assert not stored.is_error, text_of(stored)
+    listed = cli("--vault", str(vault), "list", "--json")
+    assert listed.code == 0, listed.err
+    bodies = [m["body"].strip() for m in json.loads(listed.out) if "Burst note" in m["body"]]
+    assert bodies == [f"Burst note number {n}" for n in range(7, -1, -1)]
+
+
 async def test_a_client_disconnecting_mid_write_leaves_no_half_written_file(tmp_path):
     vault = make_vault(tmp_path / "vault")
     body = "A long note about the release pipeline. " * 1500  # about 60 KB
