@@ -145,8 +145,9 @@ def by_title(shown: Iterable[Memory], newest: Iterable[Memory]) -> list[Contest]
 def by_subject(together: Sequence[Memory]) -> list[Contest]:
     """Two current memories of one kind shown together, where a sentence of each states
     something different of the same subject (see `same_subject.py`): the older one is
-    contested by the newest that does, weakly. Only what is shown together is compared,
-    so this never reads the index and never proposes anything."""
+    contested, weakly, by the newest memory stating something of it, unless that one
+    says the same. Only what is shown together is compared, so this never reads the
+    index and never proposes anything."""
     stating: dict[tuple[str, tuple[str, str]], list[tuple[Memory, Statement]]] = {}
     for memory in together:
         if memory.status != "active" or memory.broken:
@@ -155,29 +156,18 @@ def by_subject(together: Sequence[Memory]) -> list[Contest]:
             stating.setdefault((memory.kind, statement.key), []).append((memory, statement))
     found = []
     for group in stating.values():
-        if len(group) < 2:
-            continue
-        group.sort(key=lambda pair: pair[0].order_key)
-        for at, (older, said) in enumerate(group):
-            newer = next(
-                (
-                    (memory, statement)
-                    for memory, statement in reversed(group[at + 1 :])
-                    if memory.id != older.id
-                    and memory.order_key > older.order_key
-                    and statement.rest != said.rest
-                ),
-                None,
-            )
-            if newer is not None:
-                memory, statement = newer
+        newest, said_last = max(group, key=lambda pair: pair[0].order_key)
+        for older, said in group:
+            # Only the newest statement of the subject is named: one between them that
+            # the newest contradicts again is no news.
+            if newest.order_key > older.order_key and said_last.rest != said.rest:
                 found.append(
                     Contest(
                         older.id,
                         "same_subject",
-                        memory,
-                        about=statement.subject,
-                        verb=statement.verb,
+                        newest,
+                        about=said_last.subject,
+                        verb=said_last.verb,
                     )
                 )
     return found

@@ -106,6 +106,17 @@ def test_only_the_newest_statement_of_a_subject_is_named_beneath_each_older_one(
     ]
 
 
+def test_a_newest_statement_that_says_what_the_oldest_says_contests_only_the_middle_one():
+    found = by_subject(
+        [
+            memory("a000000001", "My working hours are 9 to 5.", "2026-06-01"),
+            memory("b000000001", "My working hours are 8 to 4.", "2026-08-01"),
+            memory("c000000001", "My working hours are now 9 to 5.", "2026-10-01"),
+        ]
+    )
+    assert [(c.target, c.newer.id) for c in found] == [("b000000001", "c000000001")]
+
+
 @pytest.mark.parametrize(
     ("one", "other"),
     [
