@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import posixpath
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -202,16 +203,20 @@ def is_current(memory: Memory) -> bool:
 
 
 def title_key(memory: Memory) -> str | None:
-    """The folded title the index keeps for a current memory (None for any other,
-    which contests nothing and is contested by nothing)."""
+    """What the index keeps of a current memory's title (None for any other, which
+    contests nothing and is contested by nothing): its folder and its folded title.
+    Two notes of one title in two folders are two things: an Obsidian vault's
+    `ProjA/Overview.md` and `ProjB/Overview.md`; `add`, `remember` and the pair sync
+    keeps write into one folder."""
     if not is_current(memory):
         return None
-    return folded_title(memory.title) or None
+    title = folded_title(memory.title)
+    return f"{posixpath.dirname(memory.path)}/{title}" if title else None
 
 
 def group_key(memory: Memory) -> tuple[str, str, str] | None:
-    """Memories are about one thing when they share this: folded title, kind and
-    namespace."""
+    """Memories are about one thing when they share this: folder and folded title,
+    kind and namespace."""
     key = title_key(memory)
     return None if key is None else (key, memory.kind, memory.namespace)
 

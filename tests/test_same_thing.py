@@ -271,3 +271,31 @@ def test_one_heading_in_two_imported_files_is_two_things_and_contests_nothing(tm
     assert "also titled" not in shown and "newer (" not in shown
     listed = cli("--vault", str(root), "--json", "review", "list").json()["proposals"]
     assert listed == []
+
+
+def test_notes_of_one_title_in_two_folders_are_two_things_and_in_one_folder_one(tmp_path, cli):
+    """An Obsidian vault keeps an `Overview` in each project's folder: those are two
+    things. A second note titled alike in one folder is the same thing written twice."""
+    from memoryctl.actions import init_vault
+
+    root = tmp_path / "notes"
+    for folder, text in (("ProjA", "Project A ships the billing service."),
+                         ("ProjB", "Project B is the new search page.")):  # fmt: skip
+        (root / folder).mkdir(parents=True)
+        note = root / folder / "Overview.md"
+        note.write_text(f"# Overview\n\n{text}\n", encoding="utf-8")
+    init_vault(root)
+    asked = ("--vault", str(root), "preview", "-m", "overview of the project")
+    shown = cli(*asked).out
+    assert "billing service" in shown and "search page" in shown
+    assert "also titled" not in shown
+    assert cli("--vault", str(root), "--json", "review", "list").json()["proposals"] == []
+
+    again = root / "ProjA" / "Overview 2.md"
+    again.write_text("# Overview\n\nProject A ships billing and invoices.\n", encoding="utf-8")
+    shown = cli(*asked).out
+    assert shown.count("also titled") == 1
+    at = shown.index("also titled")
+    assert "billing and invoices" in shown[at : shown.index("\n", at)]
+    [proposal] = cli("--vault", str(root), "--json", "review", "list").json()["proposals"]
+    assert proposal["action"] == "retire" and "same title" in proposal["reason"]
