@@ -152,6 +152,11 @@ def test_adding_a_memory_of_a_title_already_current_says_how_to_replace_it(sampl
     assert f"  {older}  Indent with tabs  (" in added.err
     assert f"memoryctl replace {older} TEXT" in added.err
     assert f"memoryctl add --retires {older}" in added.err
+    assert "Both stay current" in added.err
+    third = cli("--vault", root, "add", "Tabs, four wide.", "--title", "Indent with tabs")
+    assert "2 other current memories have this title:" in third.err
+    assert "All stay current" in third.err and "Both" not in third.err
+    cli("--vault", root, "retire", third.out.strip(), "--reason", "written twice")
     data = cli("--vault", root, "--json", "add", "Tabs.", "--title", "indent with tabs").json()
     assert {m["id"] for m in data["same_title"]} == {older, second}
     # Naming it in --retires is the way to say so: no hint, and `retires` contests it.

@@ -132,10 +132,16 @@ def _print_same_title(same: Sequence[Memory]) -> None:
         note(f"{len(same)} other current memories have this title:")
     for older in same:
         note(f"  {older.id}  {older.title}  ({older.created[:10]})")
-    note(
-        "Both stay current: the bundle shows the older with the newer beneath it, and "
-        "`memoryctl check` proposes retiring the older."
-    )
+    if len(same) == 1:
+        note(
+            "Both stay current: the bundle shows the older with the newer beneath it, and "
+            "`memoryctl check` proposes retiring the older."
+        )
+    else:
+        note(
+            "All stay current: the bundle shows each older one with the newest beneath it, "
+            "and `memoryctl check` proposes retiring the older ones."
+        )
     other = same[-1].id
     note(
         f"To change a memory in place instead of adding one: memoryctl replace {other} TEXT; "

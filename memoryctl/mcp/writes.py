@@ -187,7 +187,7 @@ class Remembered:
             if self.reach_count > len(self.reached):
                 lines.append(f"  … and {self.reach_count - len(self.reached)} more")
         if self.same_title:
-            lines.append("Current memories with the same title (both stay current):")
+            lines.append("Current memories with the same title (all stay current):")
             lines += [f"  {o.id}  {o.title}  ({o.created[:10]})" for o in self.same_title]
             older = self.same_title[-1].id
             lines.append(
