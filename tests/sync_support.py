@@ -47,6 +47,13 @@ class Devices:
         assert result.code == 0, result.err
         return result.json()["id"]
 
+    def on_both(self, body: str, title: str) -> str:
+        """A memory added on the laptop and synced to the desktop; its id."""
+        memory_id = self.add(self.laptop, body, "--title", title)
+        self.sync(self.laptop)
+        self.sync(self.desktop)
+        return memory_id
+
     def path(self, device: Path, memory_id: str) -> Path:
         vault = Vault(device)
         try:
@@ -58,9 +65,7 @@ class Devices:
         """A memory both devices change on the same line: "soy" on the laptop, already
         synced, and "rice" on the desktop, committed there by hand and not yet synced.
         Returns its id and both files."""
-        memory_id = self.add(self.laptop, "Buy oat milk", "--title", "Milk")
-        self.sync(self.laptop)
-        self.sync(self.desktop)
+        memory_id = self.on_both("Buy oat milk", "Milk")
         laptop_file = self.path(self.laptop, memory_id)
         laptop_file.write_text(laptop_file.read_text().replace("oat", "soy"))
         assert self.sync(self.laptop, "--include-edits").code == 0

@@ -42,9 +42,7 @@ def test_sync_with_nothing_to_do_says_so_and_changes_nothing(devices):
 
 
 def test_a_pin_on_one_device_and_a_retirement_on_the_other_both_hold(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     assert devices.run(devices.laptop, "pin", memory_id).code == 0
     assert devices.run(devices.desktop, "retire", memory_id, "--reason", "moved").code == 0
     assert devices.sync(devices.laptop).code == 0
@@ -232,9 +230,7 @@ def test_a_rewritten_remote_history_is_refused_unless_force_with_lease(devices):
 
 
 def test_a_device_missing_the_merge_driver_is_told_and_still_merges_by_key(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     git(devices.desktop, "config", "--remove-section", "merge.memoryctl")
     assert devices.run(devices.laptop, "pin", memory_id).code == 0
     assert devices.run(devices.desktop, "retire", memory_id, "--reason", "gone").code == 0
@@ -287,9 +283,7 @@ def test_a_commit_hook_that_refuses_sync_s_merge_leaves_nothing_half_merged(devi
 
 
 def test_a_rename_against_a_delete_names_both_paths_and_deletes_nothing(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     old = devices.path(devices.laptop, memory_id).relative_to(devices.laptop)
     new = old.with_name("groceries.md")
     git(devices.laptop, "mv", str(old), str(new))
@@ -326,9 +320,7 @@ def test_sync_json_reports_state(devices):
 
 
 def test_sync_merges_around_your_uncommitted_edit_and_never_commits_it(devices):
-    mine = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    mine = devices.on_both("Buy oat milk", "Milk")
     path = devices.path(devices.desktop, mine)
     relpath = str(path.relative_to(devices.desktop))
     path.write_text(path.read_text().replace("oat", "goat"))
@@ -344,9 +336,7 @@ def test_sync_merges_around_your_uncommitted_edit_and_never_commits_it(devices):
 
 
 def test_sync_stops_naming_the_file_when_the_other_device_changed_what_you_are_editing(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     assert devices.run(devices.laptop, "pin", memory_id).code == 0
     devices.sync(devices.laptop)
     path = devices.path(devices.desktop, memory_id)
@@ -371,9 +361,7 @@ def test_sync_stops_naming_the_file_when_the_other_device_changed_what_you_are_e
 
 
 def test_sync_stops_when_something_is_staged_and_a_merge_is_needed(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     devices.add(devices.laptop, "Walk at noon", "--title", "Walk")
     devices.sync(devices.laptop)
     assert devices.run(devices.desktop, "pin", memory_id).code == 0

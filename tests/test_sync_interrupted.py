@@ -76,9 +76,7 @@ def test_sync_leaves_your_own_unfinished_merge_alone_and_says_how_to_finish_it(d
 
 
 def test_sync_during_your_rebase_says_a_rebase_is_in_progress_not_a_detached_head(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     path = devices.path(devices.desktop, memory_id)
     relpath = str(path.relative_to(devices.desktop))
     git(devices.desktop, "checkout", "-q", "-b", "side")

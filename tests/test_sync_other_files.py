@@ -37,9 +37,7 @@ def conflicts_recorded(device) -> list[str]:
 
 
 def test_a_git_pull_by_hand_leaves_both_devices_lines_of_the_readme_between_markers(devices):
-    memory_id = devices.add(devices.laptop, "Buy oat milk", "--title", "Milk")
-    devices.sync(devices.laptop)
-    devices.sync(devices.desktop)
+    memory_id = devices.on_both("Buy oat milk", "Milk")
     assert devices.run(devices.laptop, "pin", memory_id).code == 0
     assert devices.run(devices.desktop, "retire", memory_id, "--reason", "moved").code == 0
     both_change_the_first_line(devices, "README.md")
