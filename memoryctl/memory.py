@@ -129,9 +129,16 @@ class Memory:
     @cached_property
     def text(self) -> str:
         """The memory as one line of context: the body, or else its description or title.
+        A heading that opens the body and names the note (an Obsidian note's `# Overview`)
+        is its first words, `Overview:`, not a `#` in the middle of the line.
 
         Worked out once per memory: a bundle asks for it a hundred times."""
-        body = " ".join(self.body.split())
+        body = self.body
+        named = leading_h1(body)
+        if named is not None and normalized(named) == normalized(self.title):
+            rest = body.lstrip("\r\n").split("\n", 1)[1:]
+            body = f"{named}: {rest[0]}" if rest and rest[0].strip() else named
+        body = " ".join(body.split())
         return body or self.description or self.title
 
     def as_json(self) -> dict[str, Any]:

@@ -167,6 +167,19 @@ def test_title_then_name_then_a_first_line_h1_then_the_file_name():
     assert read("dir/b c.md", "text only\n").title == "b c"
 
 
+def test_the_heading_that_names_a_note_reads_as_its_first_words_in_context(vault_dir, cli):
+    folder = vault_dir / "Projects"
+    folder.mkdir()
+    (folder / "Search page.md").write_text("# Search page\n\nShips in March, behind a flag.\n")
+    shown = cli(*v(vault_dir), "preview", "-m", "when does the search page ship").out
+    assert "- Search page: Ships in March, behind a flag." in shown
+    assert "# Search page" not in shown
+    # A heading that is not the note's title is part of what the note says.
+    assert read("Billing.md", "Intro.\n\n# Invoices\nSent.\n").text == "Intro. # Invoices Sent."
+    assert read("x.md", "---\ntitle: Q3 plan\n---\n# Goals\nShip it.\n").text == "# Goals Ship it."
+    assert read("Only a heading.md", "# Only a heading\n").text == "Only a heading"
+
+
 def test_aliases_are_read_as_a_list():
     memory = read("a.md", "---\naliases: [KK, Kelly]\n---\nx\n")
     assert memory.aliases == ("KK", "Kelly")
