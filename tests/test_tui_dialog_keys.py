@@ -11,6 +11,7 @@ from tui_support import (
     THEMES,
     app,
     help_text,
+    open_editor,
     quiet,
     settled,
     toasts,
@@ -20,8 +21,6 @@ from tui_support import (
 )
 
 from memoryctl.tui.app import HelpScreen, MemoryApp
-from memoryctl.tui.screens.editor import EditorScreen
-from memoryctl.tui.screens.memory import MemoryScreen
 from memoryctl.tui.screens.new_correction import NewCorrectionScreen
 from memoryctl.tui.screens.new_memory import NewMemoryScreen
 from memoryctl.tui.screens.pins import PinsScreen
@@ -131,14 +130,7 @@ async def test_f1_in_the_editor_lists_no_number_key_and_names_the_keys_it_types(
     app: MemoryApp,
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
-        app.open_memory(DINNER)
-        await until(pilot, lambda: isinstance(app.screen, MemoryScreen))
-        await settled(pilot)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await settled(pilot)
-        editor = app.screen
+        editor = await open_editor(pilot, DINNER)
         await pilot.press("3")
         assert app.screen is editor  # typed, not a screen switch
         shown = await help_of(pilot)
@@ -209,13 +201,7 @@ async def test_a_number_key_never_closes_a_screen_holding_text_not_saved(
 def test_help_of_the_editor_at_80x24(app: MemoryApp, theme: str, snap_compare) -> None:
     async def open_the_help(pilot: Pilot) -> None:
         pilot.app.theme = theme
-        await settled(pilot)
-        app.open_memory(DINNER)
-        await until(pilot, lambda: isinstance(app.screen, MemoryScreen))
-        await settled(pilot)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, EditorScreen))
-        await settled(pilot)
+        await open_editor(pilot, DINNER)
         quiet(pilot.app)  # while the editor is in front: the help is drawn over its toasts
         await pilot.pause()
         await pilot.press("f1")

@@ -12,6 +12,8 @@ from tui_support import (
     THEMES,
     app,
     footer_keys,
+    open_editor,
+    open_memory,
     quiet,
     settled,
     toasts,
@@ -30,29 +32,6 @@ from memoryctl.tui.widgets.modals import AskScreen, ConfirmScreen
 __all__ = ["app", "vault", "vault_path"]
 
 DINNER = "scarjk0h83"
-
-
-async def open_memory(pilot: Pilot, memory_id: str) -> MemoryScreen:
-    await settled(pilot)
-    pilot.app.open_memory(memory_id)
-    await until(pilot, lambda: isinstance(pilot.app.screen, MemoryScreen))
-    await settled(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, MemoryScreen)
-    await until(pilot, lambda: screen.details is not None)
-    await settled(pilot)
-    return screen
-
-
-async def open_editor(pilot: Pilot, memory_id: str) -> EditorScreen:
-    """The memory's screen, then its text in the editor (e), read and ready to type in."""
-    await open_memory(pilot, memory_id)
-    await pilot.press("e")
-    await until(pilot, lambda: isinstance(pilot.app.screen, EditorScreen))
-    await settled(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, EditorScreen)
-    return screen
 
 
 async def test_enter_twice_opens_the_memory_on_its_own_screen(app: MemoryApp) -> None:

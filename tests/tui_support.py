@@ -17,6 +17,8 @@ from textual.widgets import Static
 from memoryctl.actions import init_vault
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp, make_app
+from memoryctl.tui.screens.editor import EditorScreen
+from memoryctl.tui.screens.memory import MemoryScreen
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
 SIZE = (100, 32)
@@ -63,6 +65,30 @@ async def settled(pilot: Pilot, timeout: float = 10.0) -> None:
         timeout,
     )
     await pilot.pause()
+
+
+async def open_memory(pilot: Pilot, memory_id: str) -> MemoryScreen:
+    """The memory on its own screen, its details read."""
+    await settled(pilot)
+    pilot.app.open_memory(memory_id)
+    await until(pilot, lambda: isinstance(pilot.app.screen, MemoryScreen))
+    await settled(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, MemoryScreen)
+    await until(pilot, lambda: screen.details is not None)
+    await settled(pilot)
+    return screen
+
+
+async def open_editor(pilot: Pilot, memory_id: str) -> EditorScreen:
+    """The memory's screen, then its text in the editor (e), read and ready to type in."""
+    await open_memory(pilot, memory_id)
+    await pilot.press("e")
+    await until(pilot, lambda: isinstance(pilot.app.screen, EditorScreen))
+    await settled(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, EditorScreen)
+    return screen
 
 
 async def show(pilot: Pilot, key: str) -> None:

@@ -14,7 +14,13 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 
-from memoryctl.tui.keys import keys_in_front, own_bindings, registered_bindings, typed_where_focused
+from memoryctl.tui.keys import (
+    help_keys,
+    keys_in_front,
+    own_bindings,
+    registered_bindings,
+    typed_where_focused,
+)
 from memoryctl.tui.screen_modes import SCREENS
 from memoryctl.tui.screens.base import FilesChanged, ScreenReady
 from memoryctl.tui.screens.help import HelpScreen
@@ -57,17 +63,7 @@ class MemoryApp(App[None]):
         Binding(
             "ctrl+q", "quit", "Quit", priority=True, id="memoryctl.quit", tooltip="Quit memoryctl"
         ),
-        Binding(
-            "f1", "help", "Help", id="memoryctl.help", tooltip="Show the keys and what they do"
-        ),
-        Binding(
-            "question_mark",
-            "help",
-            "Help",
-            show=False,
-            id="memoryctl.help-alt",
-            tooltip="Show the keys and what they do",
-        ),
+        *help_keys(),
         *(
             Binding(
                 key, f"show_screen('{mode}')", name, id=f"memoryctl.screen.{mode}", tooltip=what

@@ -15,6 +15,18 @@ from textual.screen import Screen
 BINDING_PREFIX = "memoryctl."
 
 
+def help_keys() -> list[Binding]:
+    """f1 (and ?, not in the footer) show the keys: the app's, and every dialog's, as a
+    dialog takes the app's keys."""
+    what = "Show the keys and what they do"
+    return [
+        Binding("f1", "app.help", "Help", id="memoryctl.help", tooltip=what),
+        Binding(
+            "question_mark", "app.help", "Help", show=False, id="memoryctl.help-alt", tooltip=what
+        ),
+    ]
+
+
 def own_bindings(node: DOMNode) -> list[Binding]:
     """memoryctl's bindings on one node, its class's first and then those it inherits
     (a dialog's f1), as Textual merges them: a class's key hides the same key below."""

@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
+from memoryctl.tui.keys import help_keys
+
 Answer = TypeVar("Answer")
 
 DIALOG_CSS = """
@@ -36,19 +38,7 @@ class Dialog(ModalScreen[Answer]):
     app's priority ones (ctrl+q, ctrl+p): the screens' number keys, import and sync wait
     until it is closed. f1 (and ? where nothing is typed) shows the dialog's own keys."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "f1", "app.help", "Help", id="memoryctl.help", tooltip="Show the keys and what they do"
-        ),
-        Binding(
-            "question_mark",
-            "app.help",
-            "Help",
-            show=False,
-            id="memoryctl.help-alt",
-            tooltip="Show the keys and what they do",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = help_keys()
 
 
 class ConfirmScreen(Dialog[bool]):
