@@ -103,6 +103,14 @@ def test_latin_text_is_given_to_the_index_exactly_as_before():
     assert search_query.prefix_query("staging datab") == '"staging" AND "datab"*'
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_text_without_chinese_japanese_or_korean_is_indexed_unchanged(text: str) -> None:
+    kept = "".join(c for c in text if not character_pairs.is_run(c))
+    assert character_pairs.indexed(kept) == kept
+    assert character_pairs.runs_apart(kept) == kept
+
+
 # --- any string inside a run is found --------------------------------------------------
 
 _RUN_CHARACTERS = st.sampled_from(
