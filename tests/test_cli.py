@@ -55,6 +55,25 @@ def test_init_creates_a_git_vault_with_settings_and_a_readme(tmp_path, cli):
     assert "already a vault" in again.out
 
 
+def test_init_makes_the_vault_named_by_vault_not_in_the_current_folder(tmp_path, cli, monkeypatch):
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    for args in (
+        ("init", "--vault", str(tmp_path / "a")),
+        ("--vault", str(tmp_path / "b"), "init"),
+    ):
+        result = cli(*args)
+        assert result.code == 0, result.err
+    assert (tmp_path / "a" / "memoryctl.toml").is_file()
+    assert (tmp_path / "b" / "memoryctl.toml").is_file()
+    assert list(here.iterdir()) == []
+    twice = cli("init", str(tmp_path / "c"), "--vault", str(tmp_path / "d"))
+    assert twice.code == 1 and "give one" in twice.err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
+    assert cli("init", str(tmp_path / "a"), "--vault", str(tmp_path / "a")).code == 0
+
+
 def test_two_vaults_made_alike_in_one_second_are_two_vaults(tmp_path, cli):
     # A vault is known on every device by its first commit (its sealing key is filed under
     # it), so two vaults made from the same files at the same moment must still differ.

@@ -26,7 +26,14 @@ from memoryctl.wording import counted
 def cmd_init(args: argparse.Namespace) -> None:
     from memoryctl.actions import init_vault
 
-    path = Path(args.path or ".").expanduser()
+    named = getattr(args, "vault", None)
+    if (
+        args.path
+        and named
+        and Path(args.path).expanduser().resolve() != Path(named).expanduser().resolve()
+    ):
+        raise UserError(f"init was given two folders, {args.path} and --vault {named}; give one")
+    path = Path(args.path or named or ".").expanduser()
     if path.exists() and not path.is_dir():
         raise UserError(f"{path} exists and is not a folder")
     report = init_vault(path, every_file=args.all_files)
