@@ -3,7 +3,8 @@
 For each question the bundle is built through `context_bundle`, the one entry point
 every face uses, and its recalled memories are read in order. A memory counts as found
 at rank r when it is the r-th recalled memory or is on a `now:` line beneath it (a
-correction); a pinned memory is always in context, so it counts at rank 1. Per
+correction) or a `newer` line (a newer memory that contests it, shown in full there and
+held out of the list below); a pinned memory is always in context, so it counts at rank 1. Per
 question, recall@k is the share of its answer memories found within rank k; MRR is one
 over the rank of the first one found (0 when none is within 20). The figures are the
 means over the questions, overall and by kind of question.
@@ -229,11 +230,9 @@ def bundle_ranks(vault: Vault, question: str) -> dict[str, int]:
     """Each memory the bundle carries, with its rank (a pin is always in context: rank 1)."""
     bundle = context_bundle(vault, profile="bench", message=question)
     ranks: dict[str, int] = {}
-    for entry in bundle.pinned:
-        for mid in (entry.memory.id, *(c.id for c in entry.now)):
-            ranks.setdefault(mid, 1)
-    for position, entry in enumerate(bundle.recalled, 1):
-        for mid in (entry.memory.id, *(c.id for c in entry.now)):
+    for position, entry in [(1, e) for e in bundle.pinned] + list(enumerate(bundle.recalled, 1)):
+        newer = (b.memory.id for b in entry.newer if b.memory is not None)
+        for mid in (entry.memory.id, *(c.id for c in entry.now), *newer):
             ranks.setdefault(mid, position)
     return ranks
 
