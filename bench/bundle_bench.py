@@ -34,7 +34,7 @@ from bench.synthvault import SynthSpec, message_queries
 from memoryctl.checks import run_checks
 from memoryctl.context import context_bundle
 from memoryctl.export import Written, export
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 from memoryctl.storage.vault import Vault
 
 PINS = 30

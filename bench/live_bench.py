@@ -29,7 +29,7 @@ from bench.common import bench_main, fresh_cache, log, machine, ms, percentiles,
 from bench.synthvault import SynthSpec
 from memoryctl.checks import run_checks
 from memoryctl.live_checks import BULK, check_changes
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 from memoryctl.storage.vault import Vault
 
 NOW = moment("2026-11-29T12:00:00Z")

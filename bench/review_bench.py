@@ -27,7 +27,7 @@ from pathlib import Path
 from bench.common import bench_main, fresh_cache, log, machine, ms, synth_vault, timer
 from bench.synthvault import SynthInfo, SynthSpec, mutate_repo
 from memoryctl.anchors import SHA_DIGITS, content_sha
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.vault import Vault
 

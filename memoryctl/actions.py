@@ -12,17 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memoryctl import matching, review_actions
-from memoryctl.memory import (
-    DEFAULT_NAMESPACE,
-    SOURCE_KINDS,
-    VISIBILITIES,
-    Anchor,
-    Memory,
-    iso,
-    moment,
-    new_id,
-    parse_moment,
-)
+from memoryctl.memory import DEFAULT_NAMESPACE, SOURCE_KINDS, VISIBILITIES, Anchor, Memory, new_id
+from memoryctl.moments import iso, moment, parse_moment
 from memoryctl.storage import gitrepo, gitsync, notefile
 from memoryctl.storage.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT
 from memoryctl.storage.vault import Vault, VaultError, read_file

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 from memoryctl.contested import ASKS, Contest, contested
 from memoryctl.corrections import now_lines
-from memoryctl.memory import TEMPLATE_KIND, Memory, parse_moment
+from memoryctl.memory import TEMPLATE_KIND, Memory
+from memoryctl.moments import parse_moment
 from memoryctl.proposals import Proposal
 from memoryctl.rules import Predicate
 from memoryctl.storage.config import Profile, VaultConfig

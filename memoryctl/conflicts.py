@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memoryctl import review_actions
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 from memoryctl.proposals import Suggestion, new_proposal_bytes, proposal_id
 from memoryctl.storage import notefile, seal
 from memoryctl.storage.config import PROPOSALS_DIR

@@ -20,7 +20,8 @@ from dataclasses import replace as replaced_copy
 from typing import Any
 
 from memoryctl import lineage, review_actions
-from memoryctl.memory import Memory, iso
+from memoryctl.memory import Memory
+from memoryctl.moments import iso
 from memoryctl.proposals import (
     BY_DECISION,
     Decision,

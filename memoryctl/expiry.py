@@ -7,7 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
-from memoryctl.memory import Memory, iso
+from memoryctl.memory import Memory
+from memoryctl.moments import iso
 from memoryctl.proposals import Suggestion
 
 

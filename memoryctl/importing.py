@@ -38,7 +38,8 @@ from memoryctl.importers.base import (
     watching,
 )
 from memoryctl.importers.registry import SOURCES, WHERE
-from memoryctl.memory import DEFAULT_NAMESPACE, Memory, iso, moment, new_id
+from memoryctl.memory import DEFAULT_NAMESPACE, Memory, new_id
+from memoryctl.moments import iso, moment
 from memoryctl.proposals import Suggestion
 from memoryctl.storage import notefile
 from memoryctl.storage.parsing import RowsAside

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl import review_actions
-from memoryctl.memory import iso, moment, new_id, parse_moment
+from memoryctl.memory import new_id
+from memoryctl.moments import iso, moment, parse_moment
 from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.config import PROPOSALS_DIR
 from memoryctl.storage.vault import Vault, VaultError, read_file

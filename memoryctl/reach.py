@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from memoryctl.actions import NewMemory, add_memory, frontmatter_for, utcnow
 from memoryctl.common_words import is_common_word
-from memoryctl.memory import Memory, iso
+from memoryctl.memory import Memory
+from memoryctl.moments import iso
 from memoryctl.storage.vault import Vault, VaultError
 
 SAMPLE = 5

@@ -19,7 +19,8 @@ from typing import Any
 
 from memoryctl import review_actions
 from memoryctl.decisions import DIRECT, Change, Outcome, commit_message
-from memoryctl.memory import Memory, parse_moment
+from memoryctl.memory import Memory
+from memoryctl.moments import parse_moment
 from memoryctl.proposals import (
     BY_PERSON,
     NoSuchProposal,

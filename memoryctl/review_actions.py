@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from memoryctl import lifecycle
-from memoryctl.memory import DecisionRecord, Memory, iso, moment
+from memoryctl.memory import DecisionRecord, Memory
+from memoryctl.moments import iso, moment
 from memoryctl.storage import gitrepo, notefile
 from memoryctl.storage.vault import Loaded, Vault, VaultError
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryctl.conflicts import Conflict
-from memoryctl.memory import iso
+from memoryctl.moments import iso
 from memoryctl.storage import atomic, gitdriver, gitsync, seal
 from memoryctl.storage.gitrepo import GitError, _git, _run, write_blobs
 from memoryctl.storage.merge import merge_plain, merges_by_key

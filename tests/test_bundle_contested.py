@@ -21,7 +21,8 @@ from memoryctl.bundle import Bundle
 from memoryctl.bundle_formats import as_json, render
 from memoryctl.contested import by_facts, by_retires
 from memoryctl.context import context_bundle
-from memoryctl.memory import Memory, moment
+from memoryctl.memory import Memory
+from memoryctl.moments import moment
 from memoryctl.review import decline, undo
 from memoryctl.rules import STARTER_REGISTRY
 from memoryctl.storage.vault import Vault

@@ -17,7 +17,7 @@ from test_bundle import edit_frontmatter, path_of
 
 from memoryctl.checks import NO_LONGER_FOUND, REOPENED, run_checks
 from memoryctl.live_checks import BULK, WITHDRAWN, check_changes
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 from memoryctl.review import ChangedSinceProposed, approve
 from memoryctl.storage.vault import Vault
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memoryctl.memory import iso
+from memoryctl.moments import iso
 from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.notefile import MAX_FILE_BYTES, NoteError, new_note, parse_bytes, parse_text
 

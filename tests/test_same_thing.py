@@ -18,7 +18,7 @@ from test_bundle import build, edit_frontmatter, reasons
 from memoryctl.bundle import Bundle
 from memoryctl.bundle_formats import as_json
 from memoryctl.checks import run_checks
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 from memoryctl.storage.vault import Vault
 
 HOURS = "kb8hsavyr7"  # pinned, work: "... My working hours are 09:30 to 17:30, ..."

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from memoryctl.cli.common import UserError, emit_json, moment_value, note, open_vault, say
-from memoryctl.memory import parse_moment
+from memoryctl.moments import parse_moment
 from memoryctl.storage.config import FORMATS
 
 

@@ -124,7 +124,7 @@ def check_changes(vault, now: str | None = None) -> None:
     from memoryctl.actions import utcnow
     from memoryctl.errors import describe
     from memoryctl.live_checks import check_changes as run
-    from memoryctl.memory import moment, parse_moment
+    from memoryctl.moments import moment, parse_moment
 
     try:
         when = moment(parse_moment(now)) if now else utcnow()
@@ -175,7 +175,7 @@ def read_body(value: str | None) -> str:
 
 def moment_value(text: str) -> str:
     """An ISO 8601 date or moment (`--now`, `--since`), as typed."""
-    from memoryctl.memory import parse_moment
+    from memoryctl.moments import parse_moment
 
     try:
         parse_moment(text)

@@ -42,7 +42,7 @@ def _now(value: str | None) -> dt.datetime:
     """--now ISO, for checks that depend on the date; the clock otherwise."""
     if value is None:
         return _utcnow()
-    from memoryctl.memory import moment, parse_moment
+    from memoryctl.moments import moment, parse_moment
 
     try:
         return moment(parse_moment(value))

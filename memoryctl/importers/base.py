@@ -25,7 +25,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from memoryctl.actions import slug
-from memoryctl.memory import CREATED_KEYS, UPDATED_KEYS, dated_by, parse_moment
+from memoryctl.moments import CREATED_KEYS, UPDATED_KEYS, dated_by, parse_moment
 from memoryctl.storage import notefile, yamlsubset
 from memoryctl.storage.notefile import yaml_reason, yaml_type
 

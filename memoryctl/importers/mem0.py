@@ -35,7 +35,7 @@ from memoryctl.importers.base import (
     moment_or_none,
     read_bytes,
 )
-from memoryctl.memory import moment
+from memoryctl.moments import moment
 
 
 def _records(data: Any) -> list[Any]:

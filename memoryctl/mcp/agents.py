@@ -31,7 +31,7 @@ from typing import Any
 
 import platformdirs
 
-from memoryctl.memory import iso
+from memoryctl.moments import iso
 from memoryctl.storage.atomic import ChangedOnDisk, current_sha, write_atomic
 from memoryctl.storage.vault import VaultError
 

@@ -26,13 +26,13 @@ from memoryctl.memory import (
     DecisionRecord,
     Memory,
     broken_memory,
-    iso,
     memory_from_note,
     normalized,
     path_id,
     template_memory,
     title_key,
 )
+from memoryctl.moments import iso
 from memoryctl.storage import notefile, seal
 
 # Parsing in worker processes pays for itself only on large batches.

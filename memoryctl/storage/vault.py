@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from memoryctl.lifecycle import lifecycle_writes
-from memoryctl.memory import CREATED_KEYS, Memory, dated_by, dates_in_file_style, moment
+from memoryctl.memory import Memory
+from memoryctl.moments import CREATED_KEYS, dated_by, dates_in_file_style, moment
 from memoryctl.storage import gitrepo, notefile, seal, writelock
 from memoryctl.storage.atomic import ChangedOnDisk, create_all, current_sha, write_atomic
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from memoryctl.memory import iso
+from memoryctl.moments import iso
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # What PyYAML refuses to read (it takes printable text only) or reads as a line break
