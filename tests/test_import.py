@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memoryctl.importers.claude_code import index_entry
 from memoryctl.importing import ImportReport, run_import, source_label
 from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault
@@ -87,6 +88,54 @@ def test_claude_code_topic_files_become_memories_with_their_name_type_and_descri
     assert pnpm.description == "Installs in this repo go through pnpm; npm rewrites the lockfile"
     assert pnpm.source_kind == "import" and pnpm.namespace == "default"
     assert commits(vault_dir)[0] == "Import claude-code: 4 made, 0 proposed"
+
+
+def test_a_memory_md_line_that_only_points_at_a_topic_is_skipped_and_one_that_says_more_is_kept(
+    vault_dir, sources
+):
+    """A line whose words only point at a topic file ("See [Build](build.md) for the
+    steps", an arrow, a hook after a semicolon) is an index entry: the topic file comes
+    in itself. A line that states something and also links is a memory of its own."""
+    folder = sources / "claude-code-links" / "memory"
+    report = imported(vault_dir, "claude-code", folder)
+    label = source_label(folder)
+    made = {m.ref.removeprefix(label + "/") for m in report.made}
+    topics = {"feedback_pnpm.md", "build.md", "deploy.md", "project_release.md"}
+    assert topics <= made
+    assert sorted(made - topics) == [
+        "MEMORY.md#Memory Index > Gotchas:never-force-push-main-build-build-md",
+        "MEMORY.md#Memory Index > Gotchas:staging-deploys-need-the-vpn-see-deploy",
+        "MEMORY.md#Memory Index > Gotchas:the-build-cache-lives-in-cache-app-and",
+    ]
+    assert sorted(s.ref.removeprefix(label + "/") for s in report.skipped) == [
+        "MEMORY.md#build.md",
+        "MEMORY.md#deploy.md",
+        "MEMORY.md#feedback_pnpm.md",
+        "MEMORY.md#project_release.md",
+    ]
+    gotchas = sorted(
+        m.body for ref, m in memories(vault_dir).items() if ref.startswith(f"{label}/MEMORY.md")
+    )
+    assert gotchas[0].startswith("**Never force-push main.**")
+
+
+@pytest.mark.parametrize(
+    ("line", "entry"),
+    [
+        ("- [Build](build.md) — the CI steps", True),
+        ("* [Build](<./build.md>)", True),
+        ("1. [Build](build.md): how CI builds", True),
+        ("-> [build.md](build.md)", True),
+        ("- See also [Build](build.md) and [Deploy](deploy.md).", True),
+        ("- Build: see [build.md](build.md)", True),
+        ("- [Build](build.md) needs Node 20", False),
+        ("- The build needs Node 20, see [Build](build.md)", False),
+        ("- 详见 [构建](build.md)", False),
+        ("- See [the wiki](wiki.md) for the steps", False),
+    ],
+)
+def test_a_memory_md_line_is_an_index_entry_only_when_its_words_only_point(line, entry):
+    assert bool(index_entry(line, {"build.md", "deploy.md"})) is entry
 
 
 def test_a_memory_named_like_a_file_already_in_the_vault_takes_the_next_name(vault_dir, sources):

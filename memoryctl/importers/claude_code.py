@@ -4,8 +4,10 @@ The folder (`~/.claude/projects/PROJECT/memory/`) holds `MEMORY.md`, an index th
 Claude Code loads at the start of every session, and topic files, one fact each, whose
 frontmatter carries `name` (a short title), `description` (one line) and `type`
 (`user`, `feedback`, `project` or `reference`). Each topic file becomes one memory with
-those keys; an index line that only links to a topic file is skipped, since the topic
-file is imported itself, and the rest of MEMORY.md is read by sections.
+those keys. MEMORY.md is read by sections, without its index entries: a line that only
+points at a topic file is skipped, since the topic file is imported itself, while a line
+that states something and also links to a topic is a memory of its own (`index_entry`
+holds the rule).
 """
 
 from __future__ import annotations
@@ -34,7 +36,17 @@ from memoryctl.memory import kind_of_claude_type
 INDEX = "MEMORY.md"
 # Written by a model, often with a colon inside (`description: Freeze: mobile cut`).
 TEXT_KEYS = ("name", "description")
-_LINK_LINE = re.compile(r"[ \t]*[-*+][ \t]+\[[^\]]*\]\(([^)\s]+\.md)\)(?:[ \t]*[—–:-].*)?")
+# A Markdown link to a Markdown file: `[Build](build.md)`, `[Build](<./build.md> "title")`.
+_LINK = re.compile(r"\[([^\]]*)\]\(<?([^)\s>]+\.md)>?(?:[ \t]+\"[^\"]*\")?\)")
+# What may come before a line's first word: a list marker, an arrow.
+_LEAD = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:(?:→|->|=>)[ \t]*)?")
+# What may follow a link that opens its line, before the topic's hook.
+_HOOK = re.compile(r"[ \t]*(?:[—–:;,(-].*)?")
+# The words a line may hold besides its links and still only point at them.
+POINTER_WORDS = frozenset((
+    "see", "also", "details", "detail", "more", "full", "notes", "note", "info", "read",
+    "refer", "to", "in", "at", "on", "for", "the", "a", "and", "or", "here", "steps", "how",
+))  # fmt: skip
 
 
 def memory_folder(path: Path) -> Path:
@@ -104,14 +116,49 @@ def _index_memories(index: Path, linked: set[str]) -> Iterator[Item]:
         return
     kept = []
     for line in text.split("\n"):
-        match = _LINK_LINE.fullmatch(line)
-        if match and match.group(1).removeprefix("./") in linked:
-            target = match.group(1).removeprefix("./")
+        targets = index_entry(line, linked)
+        for target in targets:
             yield Skipped(f"{INDEX}#{target}", f"an index line for {target}, imported from it")
-            continue
-        kept.append(line)
+        if not targets:
+            kept.append(line)
     rest = "\n".join(kept)
     if len(kept) < len(text.split("\n")):  # it indexes topic files: that is its text
         yield from document_memories(INDEX, rest)
     else:
         yield from told_if_empty(INDEX, rest, document_memories(INDEX, rest))
+
+
+def index_entry(line: str, topics: set[str]) -> list[str]:
+    """The topic files a MEMORY.md line is an index entry for; none when it states
+    something of its own.
+
+    A line is an index entry when it links to a topic file and the link is all it says:
+    the line opens with the link (after a list marker or an arrow), whatever hook
+    follows it as Claude Code writes them (`- [Build](build.md) — the CI steps`), or
+    its other words only point (`See [Build](build.md) for the steps`) or name the
+    topic. Any other word makes the line a fact that also links, kept as a memory.
+    """
+    links = [
+        (match, match.group(2).removeprefix("./"))
+        for match in _LINK.finditer(line)
+        if match.group(2).removeprefix("./") in topics
+    ]
+    if not links:
+        return []
+    targets = list(dict.fromkeys(target for _, target in links))
+    first = links[0][0]
+    opens = _LEAD.match(line)
+    if opens is not None and opens.end() == first.start() and _HOOK.fullmatch(line, first.end()):
+        return targets
+    outside = _LINK.sub(" ", line)
+    naming = set()
+    for match, target in links:
+        naming.update(_words(match.group(1)))
+        naming.update(_words(target.removesuffix(".md").replace("_", " ")))
+    if all(word in POINTER_WORDS or word in naming for word in _words(outside)):
+        return targets
+    return []
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.casefold())
