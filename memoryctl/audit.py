@@ -24,7 +24,18 @@ class Retirement:
 
     @property
     def by_hand(self) -> bool:
-        return self.proposal_id is None
+        return self.proposal_id is None and not self.on_import
+
+    @property
+    def on_import(self) -> bool:
+        """Retired as it came in: its source held it out of use (paused in mem0)."""
+        record = self.memory.retired_record
+        return (
+            self.proposal_id is None
+            and self.memory.source_kind == "import"
+            and record is not None
+            and record.reason is not None
+        )
 
     def as_json(self) -> dict[str, Any]:
         p = self.proposal

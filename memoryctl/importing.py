@@ -59,6 +59,7 @@ class Made:
     id: str
     title: str
     path: str
+    retired: str | None = None  # why it came in retired, when it did
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ def _frontmatter(
 ) -> dict[str, Any]:
     data: dict[str, Any] = {"id": mid, "title": found.title or title_for(found.body)}
     data["kind"] = found.kind or "fact"
-    data["status"] = "active"
+    data["status"] = "retired" if found.retired else "active"
     if pin_order is not None:
         data["pinned"] = True
         data["pin_order"] = pin_order
@@ -167,6 +168,9 @@ def _frontmatter(
         data["tags"] = list(dict.fromkeys(found.tags))
     data["namespace"] = namespace
     data["source"] = {"kind": SOURCE_KIND, "ref": ref, "digest": text_digest}
+    if found.retired:
+        record = {"at": moment(found.retired_at)} if found.retired_at else {}
+        data["retired"] = record | {"reason": found.retired}
     for key, value in found.extra.items():
         data.setdefault(key, value)
     return data
@@ -275,7 +279,7 @@ def run_import(
         relpath = _free_path(folder, slug(data["title"]), taken_names)
         note = notefile.new_note(data, item.body.strip("\n"))
         new_files.append((relpath, note.to_bytes(), note))
-        report.made.append(Made(ref, mid, str(data["title"]), relpath))
+        report.made.append(Made(ref, mid, str(data["title"]), relpath, item.retired))
     if dry_run:
         report.proposed = [p for _, p in replacements]
         return report

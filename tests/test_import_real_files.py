@@ -23,6 +23,7 @@ from memoryctl.storage import notefile
 from memoryctl.storage.vault import Vault
 
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "import"
 
 
 def _tree(root: Path, files: dict[str, bytes]) -> dict[str, bytes]:
@@ -235,7 +236,6 @@ def test_a_mem0_export_saved_on_windows_with_openmemorys_states_comes_in_as_mean
     records = [
         {"id": "m1", "content": "Is vegetarian", "state": "active", "categories": "food"},
         {"id": "m2", "content": "Lives in Porto", "state": "deleted"},
-        {"id": "m3", "content": "Works at Acme", "state": "archived"},
         {"id": "m4", "memory": "Has a dog", "createdAt": "2025-01-02T03:04:05.678Z"},
     ]
     raw = b"\xef\xbb\xbf" + json.dumps({"memories": records}).encode()
@@ -245,7 +245,6 @@ def test_a_mem0_export_saved_on_windows_with_openmemorys_states_comes_in_as_mean
     assert sorted(m["title"] for m in data["made"]) == ["Has a dog", "Is vegetarian"]
     assert {s["ref"].rsplit("#", 1)[-1]: s["reason"] for s in data["skipped"]} == {
         "m2": "deleted in mem0",
-        "m3": "archived in mem0",
     }
     listed = {m["title"]: m for m in cli("--vault", str(vault_dir), "list", "--json").json()}
     assert listed["Is vegetarian"]["tags"] == ["food"]
@@ -666,6 +665,47 @@ def test_a_sources_folder_that_is_a_dangling_link_or_a_file_is_an_error_naming_i
     result = cli("--vault", str(vault_dir), "import", source, str(project))
     assert result.code == 1 and f"{project / inner}: a file, not a folder" in result.err
     assert cli("--vault", str(vault_dir), "list", "--json").json() == []
+
+
+def test_a_memory_paused_or_archived_in_openmemory_comes_in_retired_and_can_be_restored(
+    vault_dir, tmp_path, cli
+):
+    """A paused memory is one the person turned off in OpenMemory, and an archived one
+    they put away: each comes in as history, retired with that reason and when, out of
+    every agent's context, and `restore` turns it on again as resuming it would. A
+    deleted memory stays out, and is said."""
+    export = tmp_path / "memories.json"
+    export.write_bytes((FIXTURES / "mem0" / "openmemory-states.json").read_bytes())
+    data = _import(cli, vault_dir, "mem0", export)
+    made = {m["ref"].rsplit("#", 1)[-1]: m for m in data["made"]}
+    assert {key: m["retired"] for key, m in made.items()} == {
+        "7e1d-active": None,
+        "7e1d-paused": "paused in mem0",
+        "7e1d-archived": "archived in mem0",
+    }
+    assert {s["ref"].rsplit("#", 1)[-1]: s["reason"] for s in data["skipped"]} == {
+        "7e1d-deleted": "deleted in mem0"
+    }
+    current = cli("--vault", str(vault_dir), "list", "--status", "active", "--json").json()
+    assert [m["title"] for m in current] == ["Books aisle seats on short flights"]
+    retired = cli("--vault", str(vault_dir), "retired", "--json").json()
+    assert [(r["title"], r["reason"], r["retired_at"]) for r in retired] == [
+        (
+            "Is interviewing at Globex and keeps it quiet at work",
+            "paused in mem0",
+            "2025-03-09T17:30:00Z",
+        ),
+        ("Commutes by the 7:40 ferry", "archived in mem0", "2025-01-15T12:00:00Z"),
+    ]
+    said = cli("--vault", str(vault_dir), "retired").out
+    assert "why: paused in mem0" in said and "out of use in its source when imported" in said
+    preview = cli("--vault", str(vault_dir), "preview", "--message", "Globex interview")
+    assert preview.code == 0 and "Globex" not in preview.out
+    paused = made["7e1d-paused"]["id"]
+    assert cli("--vault", str(vault_dir), "restore", paused).code == 0
+    current = cli("--vault", str(vault_dir), "list", "--status", "active", "--json").json()
+    assert "Is interviewing at Globex and keeps it quiet at work" in {m["title"] for m in current}
+    _clean_and_idempotent(cli, vault_dir, "mem0", export)
 
 
 def _openmemory_backup(folder: Path) -> Path:

@@ -55,7 +55,8 @@ def cmd_import(args: argparse.Namespace) -> None:
         emit_json(report.as_json())
         return
     for made in report.made:
-        say(f"made      {made.id}  {made.title}  ({made.ref})")
+        retired = f", retired: {made.retired}" if made.retired else ""
+        say(f"made      {made.id}  {made.title}  ({made.ref}{retired})")
     for proposed in report.proposed:
         which = f", proposal {proposed.proposal}" if proposed.proposal else ""
         say(f"replace   {proposed.id}  {proposed.title}  (its source changed{which})")

@@ -482,7 +482,9 @@ def cmd_retired(args: argparse.Namespace) -> None:
         say(f"{m.id}  {(entry.at or 'unknown date')[:10]}  {m.title}")
         say(f"            why: {entry.reason or '(no reason recorded)'}")
         p = entry.proposal
-        if entry.by_hand:
+        if entry.on_import:
+            say(f"            out of use in its source when imported: {m.source_ref}")
+        elif entry.by_hand:
             say("            retired by hand (status edited in the file): no decision on record")
         elif p is None:
             say(f"            decision: {entry.proposal_id} (its proposal file is missing)")

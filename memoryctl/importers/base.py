@@ -50,6 +50,10 @@ class Found:
     # The list a part is an item of (FILE#section), when it is one: an item whose text
     # was edited takes over the memory of the item its list no longer has.
     group: str | None = None
+    # Why the source holds the memory out of use (`paused in mem0`): it comes in retired,
+    # with this reason and, when the source says, since when (memoryctl's ISO text).
+    retired: str | None = None
+    retired_at: str | None = None
 
 
 @dataclass(frozen=True)

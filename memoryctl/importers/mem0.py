@@ -4,8 +4,10 @@ mem0's `get_all` (and the export built on it) gives a list of memories, bare or 
 `results` (or `memories`); each has an `id`, the text in `memory`, `created_at`,
 `updated_at`, often `categories`, `metadata` and the `user_id`, `agent_id` or `run_id`
 it belongs to; `metadata` (whatever the app attached) is kept as the key `metadata`.
-OpenMemory's export names the text `content` and gives each memory a `state`: one
-`deleted` or `archived` there is skipped, and said. The id makes the ref, so a
+OpenMemory's export names the text `content` and gives each memory a `state`. One its
+person paused (turned off for their apps) or archived comes in retired, as history out
+of every agent's context that `restore` turns on again; one deleted is skipped, and
+said. The id makes the ref, so a
 re-export of the same memories matches; a memory without an id is known by its first
 words instead (never by its place, so one put in above it adds one memory and one
 whose words changed proposes a replace).
@@ -49,8 +51,25 @@ def _records(data: Any) -> list[Any]:
     raise ImportSourceError("no list of memories (expected `results` or a list)")
 
 
-# OpenMemory's states of a memory its person took out: kept out of the vault, and said.
-_GONE = {"deleted", "archived"}
+# OpenMemory's states of a memory its person took out of use: deleted ones are kept out
+# of the vault, and said; paused and archived ones come in retired.
+_GONE = {"deleted"}
+_OUT_OF_USE = {"paused", "archived"}
+
+
+def _state_changes(data: Any) -> dict[tuple[str, str], str]:
+    """When each memory of an OpenMemory backup last entered each state, from its
+    `status_history`: {(memory id, state): ISO text}."""
+    rows = data.get("status_history") if isinstance(data, dict) else None
+    changes: dict[tuple[str, str], str] = {}
+    for row in rows if isinstance(rows, list) else ():
+        if not isinstance(row, dict) or not isinstance(row.get("new_state"), str):
+            continue
+        at = moment_or_none(row.get("changed_at"))
+        key = (str(row.get("memory_id")), row["new_state"].lower())
+        if at is not None and at > changes.get(key, ""):
+            changes[key] = at
+    return changes
 
 
 def _categories(value: Any) -> tuple[str, ...]:
@@ -138,6 +157,7 @@ def read(path: Path) -> Iterator[Item]:
     except ImportSourceError as error:
         raise ImportSourceError(f"{path}: {error}") from None
     apps, categories, users = _names(data, "apps"), _names(data, "categories"), _owner_names(data)
+    changes = _state_changes(data)
     keys: dict[str, int] = {}
     group = f"{path.name}#memories"
     for number, record in enumerate(records, start=1):
@@ -151,8 +171,9 @@ def read(path: Path) -> Iterator[Item]:
             continue
         ref = f"{path.name}#{rid}" if rid else f"{group}:{item_key(text.strip(), keys)}"
         state = record.get("state")
-        if isinstance(state, str) and state.lower() in _GONE:
-            yield Skipped(ref, f"{state.lower()} in mem0")
+        state = state.lower() if isinstance(state, str) else None
+        if state in _GONE:
+            yield Skipped(ref, f"{state} in mem0")
             continue
         tags = _categories(record.get("categories"))
         if not tags and isinstance(record.get("category_ids"), list):
@@ -179,4 +200,10 @@ def read(path: Path) -> Iterator[Item]:
             created=moment_or_none(record.get("created_at") or record.get("createdAt")),
             updated=moment_or_none(record.get("updated_at") or record.get("updatedAt")),
             group=None if rid else group,
+            retired=f"{state} in mem0" if state in _OUT_OF_USE else None,
+            retired_at=(
+                changes.get((str(rid), state)) or moment_or_none(record.get(f"{state}_at"))
+                if state in _OUT_OF_USE
+                else None
+            ),
         )

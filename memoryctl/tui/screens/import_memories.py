@@ -30,7 +30,10 @@ SHOWN_LINES = 6
 def report_text(report: ImportReport) -> str:
     """A few lines that say what an import made (or would make) and skipped, and why."""
     lines = [report.summary]
-    lines += [f"+ {m.title}" for m in report.made[:SHOWN_LINES]]
+    lines += [
+        f"+ {m.title}" + (f" (retired: {m.retired})" if m.retired else "")
+        for m in report.made[:SHOWN_LINES]
+    ]
     lines += [f"~ {p.title} (its source changed)" for p in report.proposed[:SHOWN_LINES]]
     lines += [f"- {s.ref.rsplit('/', 1)[-1]}: {s.reason}" for s in report.skipped[:SHOWN_LINES]]
     return "\n".join(lines)
