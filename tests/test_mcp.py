@@ -871,11 +871,12 @@ async def test_an_agent_asking_again_is_answered_while_every_worker_thread_is_bu
     # twenty first asks of a message.
     vault = make_vault(tmp_path / "vault")
     ask = {"message": "Which editor should my config snippets be for?"}
-    async with Client(make_server(Vault(vault), "work", "tester")) as client:
+    server = make_server(Vault(vault), "work", "tester")
+    async with Client(server) as client:
         first = await client.call_tool("get_context", ask)
         recalled = await client.call_tool("recall", {"query": "editor"})
         pinned = await client.call_tool("pins", {})
-        threads = anyio.to_thread.current_default_thread_limiter()
+        threads = server.memoryctl_state.first_asks()
         held = [object() for _ in range(int(threads.total_tokens))]
         for holder in held:
             await threads.acquire_on_behalf_of(holder)
@@ -884,6 +885,8 @@ async def test_an_agent_asking_again_is_answered_while_every_worker_thread_is_bu
                 again = await client.call_tool("get_context", ask)
                 recalled_again = await client.call_tool("recall", {"query": "editor"})
                 pinned_again = await client.call_tool("pins", {})
+                # A write never queues behind the first asks either.
+                stored = await client.call_tool("remember", {"body": "My editor is Helix now."})
             with anyio.move_on_after(1) as waited:  # a first ask waits for a thread
                 await client.call_tool("recall", {"query": "neovim"})
         finally:
@@ -892,7 +895,39 @@ async def test_an_agent_asking_again_is_answered_while_every_worker_thread_is_bu
     assert again.content == first.content
     assert recalled_again.content == recalled.content
     assert pinned_again.content == pinned.content
+    assert not stored.is_error, stored
     assert waited.cancelled_caught
+
+
+async def test_twenty_agents_first_asks_are_made_a_few_at_a_time(tmp_path):
+    # Bundles made in twenty threads at once cost more than twice the CPU each of two at
+    # a time (each SQLite step hands the interpreter lock to another thread); the others
+    # wait their turn, and every one is answered.
+    vault = make_vault(tmp_path / "vault")
+    server = make_server(Vault(vault), "work", "tester")
+    busy: list[int] = []
+    queued: list[int] = []
+    async with Client(server) as client:
+        await client.call_tool("pins", {})
+        threads = server.memoryctl_state.first_asks()
+
+        async def ask(n: int) -> None:
+            result = await client.call_tool("get_context", {"message": f"editor question {n}"})
+            assert not result.is_error, result
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as asking:
+                for n in range(20):
+                    asking.start_soon(ask, n)
+                for _ in range(10_000):
+                    busy.append(int(threads.borrowed_tokens))
+                    queued.append(threads.statistics().tasks_waiting)
+                    if max(queued) and not threads.borrowed_tokens:
+                        break
+                    await anyio.sleep(0)
+    assert threads.total_tokens <= 4
+    assert max(busy) == threads.total_tokens  # as many as it may, and no more
+    assert max(queued) > 0  # the others waited their turn
 
 
 async def test_an_agent_recalling_again_finds_what_the_cli_added_since(tmp_path, cli):

@@ -60,6 +60,12 @@ WRITE_LEDGER = "agent-writes.sqlite3"
 T = TypeVar("T")
 READY_TIMEOUT = 300.0  # a cold index of 100,000 memories takes about 20 s
 _REFUSALS = (VaultError, ConfigError, GitError)
+# How many first asks one server process makes at once, each in a worker thread. The
+# bundle is Python and SQLite under one interpreter lock: twenty at once cost more than
+# twice the CPU each of two at once, as each SQLite step hands the lock to another
+# thread (docs/ARCHITECTURE.md, "What a first ask costs"). More calls at once need more
+# processes (`serve --workers`), not more threads.
+FIRST_ASKS_AT_ONCE = 2
 
 
 def agent_label(name: object) -> str | None:
@@ -113,6 +119,7 @@ class ServerState:
     watching: threading.Event = field(init=False, default_factory=threading.Event)
     _config_stamp: tuple[int, int] | None = field(init=False, default=None)
     _config_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _first_asks: anyio.CapacityLimiter | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.gate = agent_writes.WriteGate(
@@ -153,7 +160,8 @@ class ServerState:
     ) -> CallToolResult:
         """A read tool's answer for the caller: one remembered (see `RecentAnswers`) is
         given on the event loop at once; any other is made in a worker thread, as every
-        write is, so no search or bundle ever holds up the other agents' calls."""
+        write is, so no search or bundle ever holds up the other agents' calls, and no
+        more than `FIRST_ASKS_AT_ONCE` of them at once (`first_asks`)."""
         if self.ready.is_set():  # naming the caller costs nothing but a `stat`
             hit = _refusing(lambda: self.answers.remembered(self.vault, key(self.caller(ctx))))
             if hit is not None:
@@ -163,7 +171,13 @@ class ServerState:
             caller = self.caller(ctx)
             return self.answers.answer(self.vault, key(caller), lambda asked: make(caller, asked))
 
-        return await anyio.to_thread.run_sync(_refusing, run)
+        return await anyio.to_thread.run_sync(_refusing, run, limiter=self.first_asks())
+
+    def first_asks(self) -> anyio.CapacityLimiter:
+        """The worker threads that make first asks, made on the event loop's first one."""
+        if self._first_asks is None:
+            self._first_asks = anyio.CapacityLimiter(FIRST_ASKS_AT_ONCE)
+        return self._first_asks
 
     def caller(self, ctx: Context | None = None) -> Caller:
         self.wait_ready()
