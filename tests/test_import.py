@@ -295,6 +295,24 @@ def test_letta_system_files_become_pins_in_order(vault_dir, sources):
     assert found[f"{label}/skills/deploy/SKILL.md"].kind == "procedure"
 
 
+def test_a_letta_blocks_limit_and_read_only_stay_in_its_memory_through_a_write(
+    vault_dir, sources, cli
+):
+    """Letta's `limit` (the characters the block may hold) and `read_only` (the agent
+    may not edit it) are Letta's keys: kept as Letta wrote them, through memoryctl's
+    own writes, so nothing the person set is lost on the way in."""
+    path = sources / "letta"
+    imported(vault_dir, "letta", path)
+    found = memories(vault_dir)
+    persona = found[f"{source_label(path)}/system/persona.md"]
+    human = found[f"{source_label(path)}/system/human.md"]
+    assert cli("--vault", str(vault_dir), "unpin", persona.id).code == 0
+    data = notefile.parse_text((vault_dir / persona.path).read_text()).data
+    assert (data["limit"], data["read_only"], data["pinned"]) == (20000, True, False)
+    text = (vault_dir / human.path).read_text()
+    assert "limit: 5000\n" in text and "read_only" not in text
+
+
 @pytest.mark.parametrize("source", sorted(SOURCE_PATHS))
 def test_importing_an_unchanged_source_again_adds_nothing(vault_dir, sources, source):
     path = sources / SOURCE_PATHS[source]

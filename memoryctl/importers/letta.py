@@ -2,7 +2,8 @@
 
 Each file has frontmatter with a `description` and its text. Files under `system/` are
 in the agent's system prompt on every turn, so they become pins; the rest are memories
-an agent recalls when relevant. A skill (`skills/NAME/SKILL.md`) is a procedure. The
+an agent recalls when relevant. A skill (`skills/NAME/SKILL.md`) is a procedure. A
+block's `limit` and `read_only` are kept in its memory as Letta wrote them. The
 views Letta generates (`memory_filesystem.md`, `skills.md`, `loaded_skills.md`) are
 skipped, and said.
 """
@@ -31,6 +32,10 @@ SYSTEM = "system/"
 GENERATED = ("memory_filesystem.md", "skills.md", "loaded_skills.md")
 # Written by the agent, often with a colon inside (`description: Persona: terse`).
 TEXT_KEYS = ("name", "description")
+# A block's settings, kept as Letta wrote them: `limit`, the characters the block may
+# hold, and `read_only`, the agent may not edit it (no agent edits a memory in a vault:
+# it only proposes, and the person decides, so a read-only block stays as it was meant).
+KEPT_KEYS = ("limit", "read_only")
 
 
 def memory_folder(path: Path) -> Path:
@@ -64,9 +69,10 @@ def read(path: Path) -> Iterator[Item]:
             yield Skipped(name, "empty")
             continue
         created, updated = note_dates(file, data)
-        extra = {}
+        extra: dict[str, object] = {}
         if isinstance(data.get("description"), str) and data["description"].strip():
             extra["description"] = data["description"].strip()
+        extra.update((key, data[key]) for key in KEPT_KEYS if data.get(key) is not None)
         skill = file.name == "SKILL.md" and name.startswith("skills/")
         yield Found(
             name,
