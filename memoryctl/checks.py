@@ -201,24 +201,14 @@ def withdraw_stale(
         change.withdraw([proposal], why, by=BY_CHECK)
 
 
-def _file(change: Change, suggestions: list[Suggestion], report: CheckReport) -> None:
-    keys = {s.key for s in suggestions}
-    report.proposed = change.propose(suggestions)
-    report.reopened = change.reopen(found_again(change.queue.proposals, keys), REOPENED)
-    report.already = len(keys) - len(report.proposed) - len(report.reopened)
-
-
-def file_whole_vault(
-    change: Change, suggestions: list[Suggestion]
-) -> tuple[list[Proposal], list[Proposal]]:
+def file_whole_vault(change: Change, suggestions: list[Suggestion]) -> None:
     """What a check of the whole vault files, as `check` and a bulk live check both do:
     its suggestions proposed, what a check withdrew and finds again reopened, and what
-    it no longer finds withdrawn. (proposed, reopened); the withdrawn are the change's."""
+    it no longer finds withdrawn (the change's `filed`, `reopened` and `withdrawn`)."""
     keys = {s.key for s in suggestions}
-    proposed = change.propose(suggestions)
-    reopened = change.reopen(found_again(change.queue.proposals, keys), REOPENED)
+    change.propose(suggestions)
+    change.reopen(found_again(change.queue.proposals, keys), REOPENED)
     withdraw_stale(change, whole_vault_covers(change.queue.proposals), keys, NO_LONGER_FOUND)
-    return proposed, reopened
 
 
 def proposal_lines(
@@ -234,12 +224,23 @@ def proposal_lines(
     return lines
 
 
-def _message(title: str, report: CheckReport) -> str:
-    title = f"{title}: propose {len(report.proposed)}, withdraw {len(report.withdrawn)}"
-    if report.reopened:
-        title += f", reopen {len(report.reopened)}"
-    lines = proposal_lines(report.proposed, report.withdrawn, report.reopened)
-    return "\n".join([title, "", *lines])
+def _commit(change: Change, title: str, report: CheckReport) -> None:
+    """Commit what a check filed, withdrew and reopened, and report what that was once
+    another face's writes meanwhile are taken into account."""
+
+    def message() -> str:
+        head = f"{title}: propose {len(change.filed)}, withdraw {len(change.withdrawn)}"
+        if change.reopened:
+            head += f", reopen {len(change.reopened)}"
+        lines = proposal_lines(change.filed, change.withdrawn, change.reopened)
+        return "\n".join([head, "", *lines])
+
+    report.commit = change.commit(message)
+    report.proposed, report.withdrawn, report.reopened = (
+        change.filed,
+        change.withdrawn,
+        change.reopened,
+    )
 
 
 @dataclass
@@ -290,10 +291,9 @@ def run_checks(vault: Vault, *, now: dt.datetime) -> CheckReport:
     suggestions = found.suggestions
     report.unreplaced = found.unreplaced
     report.checked = found.checked
-    report.proposed, report.reopened = file_whole_vault(change, suggestions)
+    file_whole_vault(change, suggestions)
+    _commit(change, "Check", report)
     report.already = len({s.key for s in suggestions}) - len(report.proposed) - len(report.reopened)
-    report.withdrawn = change.withdrawn
-    report.commit = change.commit(_message("Check", report))
     return report
 
 
@@ -321,11 +321,13 @@ def check_anchors(vault: Vault, repo: Path, *, now: dt.datetime) -> CheckReport:
     found = anchor_suggestions(memories, RepoFiles(repo))
     report.refused = found.refused
     report.checked = {"memories": found.checked, "anchors": found.anchors}
-    _file(change, found.suggestions, report)
+    keys = {s.key for s in found.suggestions}
+    change.propose(found.suggestions)
+    change.reopen(found_again(change.queue.proposals, keys), REOPENED)
     covers = [p for p in change.queue.proposals if p.origin == "anchor"]
-    withdraw_stale(change, covers, {s.key for s in found.suggestions}, ANCHORS_FINE)
-    report.withdrawn = change.withdrawn
-    report.commit = change.commit(_message("Check anchors", report))
+    withdraw_stale(change, covers, keys, ANCHORS_FINE)
+    _commit(change, "Check anchors", report)
+    report.already = len(keys) - len(report.proposed) - len(report.reopened)
     return report
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import secrets
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as replaced_copy
 from typing import Any
@@ -51,6 +51,7 @@ class Change:
     now: dt.datetime
     filed: list[Proposal] = field(default_factory=list)
     withdrawn: list[Proposal] = field(default_factory=list)
+    reopened: list[Proposal] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)  # lines for the commit message
     _notes: dict[str, tuple[Loaded, notefile.NoteFile]] = field(default_factory=dict)
@@ -58,6 +59,9 @@ class Change:
     _keys: set[str] = field(default_factory=set)
     _ids: set[str] = field(default_factory=set)
     _written: dict[str, Proposal] = field(default_factory=dict)
+    # How to make again each decision memoryctl takes of its own accord (a withdrawal, a
+    # reopening) on a proposal's file as it is when the change is written.
+    _again: dict[str, Callable[[Proposal, bytes], None]] = field(default_factory=dict)
 
     @classmethod
     def start(cls, vault: Vault, now: dt.datetime) -> Change:
@@ -169,20 +173,26 @@ class Change:
         for proposal in proposals:
             if proposal.path in self._files or not proposal.is_pending:
                 continue
-            fresh, raw = self.store.read(proposal)
-            if fresh.is_pending:
-                self.withdrawn.append(self.decide(fresh, raw, "withdrawn", note, by))
+            self._withdraw(*self.store.read(proposal), note, by)
+
+    def _withdraw(self, proposal: Proposal, raw: bytes, note: str, by: str) -> None:
+        if proposal.is_pending:
+            self.withdrawn.append(self.decide(proposal, raw, "withdrawn", note, by))
+            self._again[proposal.path] = lambda p, r: self._withdraw(p, r, note, by)
 
     def reopen(self, proposals: Iterable[Proposal], note: str) -> list[Proposal]:
         """Make these withdrawn proposals pending again, each as it is on disk now."""
-        reopened = []
+        before = len(self.reopened)
         for proposal in proposals:
             if proposal.path in self._files or proposal.state != "withdrawn":
                 continue
-            fresh, raw = self.store.read(proposal)
-            if fresh.state == "withdrawn" and fresh.key == proposal.key:
-                reopened.append(self.decide(fresh, raw, "pending", note))
-        return reopened
+            self._reopen(*self.store.read(proposal), note, proposal.key)
+        return self.reopened[before:]
+
+    def _reopen(self, proposal: Proposal, raw: bytes, note: str, key: str) -> None:
+        if proposal.state == "withdrawn" and proposal.key == key:
+            self.reopened.append(self.decide(proposal, raw, "pending", note))
+            self._again[proposal.path] = lambda p, r: self._reopen(p, r, note, key)
 
     def previous_commit(self, memory: Memory) -> str | None:
         """The commit that holds a memory's text as it is now, committing an outside edit
@@ -238,15 +248,49 @@ class Change:
             by=BY_DECISION,
         )
 
-    def commit(self, message: str, *, lock_wait: float | None = None) -> str | None:
+    def commit(
+        self, message: str | Callable[[], str], *, lock_wait: float | None = None
+    ) -> str | None:
+        """Write and commit everything this change holds, under the write lock. What
+        another face wrote meanwhile is taken into account first, so `message` may be
+        worded only then, from what is left (`filed`, `withdrawn`, `reopened`)."""
         with self.vault.writing(lock_wait):
             self._leave_out_filed_elsewhere()
+            self._decide_again_where_changed()
             if not self._notes and not self._files:
                 return None
             files = [(path, data, expected) for path, (data, expected) in self._files.items()]
-            commit = self.vault.write_many(list(self._notes.values()), files, message)
+            text = message if isinstance(message, str) else message()
+            commit = self.vault.write_many(list(self._notes.values()), files, text)
         self.store.remember(list(self._written.values()))
         return commit
+
+    def _decide_again_where_changed(self) -> None:
+        """Under the write lock: a proposal this change withdraws or reopens of its own
+        accord, whose file changed since the change read it (another face decided it, or
+        the person edited it), is read again and decided again as it is now, or left as
+        it is when the decision no longer applies (already withdrawn, declined by hand).
+        So another face's write never makes this one fail, and what is written is always
+        made from the file as it is, never over an edit memoryctl has not read."""
+        for relpath, again in list(self._again.items()):
+            expected = self._files[relpath][1]
+            try:
+                raw: bytes | None = (self.vault.root / relpath).read_bytes()
+            except FileNotFoundError:
+                raw = None
+            if raw is not None and notefile.sha256(raw) == expected:
+                continue
+            del self._files[relpath], self._again[relpath]
+            created = self._written.pop(relpath).created
+            self.withdrawn[:] = [p for p in self.withdrawn if p.path != relpath]
+            self.reopened[:] = [p for p in self.reopened if p.path != relpath]
+            if raw is None:
+                continue  # removed meanwhile: nothing left to decide
+            try:
+                proposal = proposal_from_file(relpath, raw, created)
+            except ProposalError:
+                continue  # the person's edit made it unreadable: theirs to mend
+            again(proposal, raw)
 
     def _leave_out_filed_elsewhere(self) -> None:
         """Under the write lock: a new pending proposal that another process filed since
@@ -369,7 +413,7 @@ def act(
     request = review_actions.Request(record.id, words, body, title)
     taken.apply(change, loaded, request)
     subject = f"{taken.verb} {loaded.memory.title}"
-    commit = change.commit(commit_message(subject, record, [loaded.memory], change))
+    commit = change.commit(lambda: commit_message(subject, record, [loaded.memory], change))
     return Outcome(
         vault.index.get(loaded.memory.id),
         record,

@@ -198,7 +198,7 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         # As `check` does: the queue is listed once, and what the whole vault no longer
         # proposes is withdrawn.
         change = Change.start(vault, now)
-        report.proposed, report.reopened = file_whole_vault(change, found)
+        file_whole_vault(change, found)
     else:
         changed = index.memories_after(mark)
         report.checked = len(changed)
@@ -221,19 +221,21 @@ def check_changes(vault: Vault, *, now: dt.datetime) -> LiveReport:
         back = [p for _, p in withdrawn if withdrawn_by_check(p)]
         change = Change.start(vault, now) if fresh or stale or superseded or back else None
         if change is not None:
-            report.proposed = change.propose(fresh)
+            change.propose(fresh)
             withdraw_stale(change, stale, keys, WITHDRAWN)
             withdraw_stale(change, superseded, keys, NO_LONGER_FOUND)
-            report.reopened = change.reopen(back, REOPENED)
-    if change is not None:
-        report.withdrawn = change.withdrawn
-        if report.proposed or report.withdrawn or report.reopened:
-            try:
-                report.commit = change.commit(_message(report), lock_wait=CHECK_LOCK_WAIT)
-            except VaultBusy:
-                # Another writer has the vault (often another face filing the same
-                # proposals): this check is put off, and the next change runs it again.
-                return LiveReport(report.checked, report.whole, deferred=True)
+            change.reopen(back, REOPENED)
+    if change is not None and (change.filed or change.withdrawn or change.reopened):
+        written = change
+        try:
+            report.commit = change.commit(lambda: _message(written), lock_wait=CHECK_LOCK_WAIT)
+        except VaultBusy:
+            # Another writer has the vault (often another face filing the same
+            # proposals): this check is put off, and the next change runs it again.
+            return LiveReport(report.checked, report.whole, deferred=True)
+        # What is left once another face's writes meanwhile are taken into account.
+        report.proposed, report.withdrawn = change.filed, change.withdrawn
+        report.reopened = change.reopened
     index.set_live_mark(top)
     index.forget_removed(upto)
     return report
@@ -348,11 +350,11 @@ def unfiled(vault: Vault, found: list[Suggestion]) -> list[Suggestion]:
     return [s for s in found if not os.path.exists(f"{folder}{proposal_id(s.key)}.md")]
 
 
-def _message(report: LiveReport) -> str:
-    title = f"Check changes: propose {len(report.proposed)}"
-    if report.withdrawn:
-        title += f", withdraw {len(report.withdrawn)}"
-    if report.reopened:
-        title += f", reopen {len(report.reopened)}"
-    lines = proposal_lines(report.proposed, report.withdrawn, report.reopened)
+def _message(change: Change) -> str:
+    title = f"Check changes: propose {len(change.filed)}"
+    if change.withdrawn:
+        title += f", withdraw {len(change.withdrawn)}"
+    if change.reopened:
+        title += f", reopen {len(change.reopened)}"
+    lines = proposal_lines(change.filed, change.withdrawn, change.reopened)
     return "\n".join([title, "", *lines])

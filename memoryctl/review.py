@@ -377,7 +377,7 @@ def decline(vault: Vault, ref: str, *, now: dt.datetime, note: str | None = None
     memories = list(vault.index.get_many(proposal.targets).values())
     decided = change.decide(proposal, raw, "declined", note)
     commit = change.commit(
-        commit_message(_subject("Decline", decided, memories), decided, memories, change)
+        lambda: commit_message(_subject("Decline", decided, memories), decided, memories, change)
     )
     notices = [
         f"{m.id} ({m.title}) is pinned: it stays as it is, in the agent's context"
@@ -588,7 +588,7 @@ def _committed(
 ) -> Outcome:
     """Commit one decision and say what it did."""
     commit = change.commit(
-        commit_message(_subject(verb, named, memories), decided, memories, change)
+        lambda: commit_message(_subject(verb, named, memories), decided, memories, change)
     )
     return Outcome(
         vault.index.get(memories[0].id) if len(memories) == 1 else None,

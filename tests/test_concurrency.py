@@ -730,3 +730,88 @@ def test_doctor_names_a_decision_record_whose_proposal_is_missing(vault_dir, cli
     assert "error: memories/old.md: retired.proposal names p-gone, which is no proposal" in (
         doctor.out
     )
+
+
+def test_faces_withdrawing_the_same_proposal_at_once_each_carry_on_without_a_warning(
+    vault_dir, cli, tmp_path
+):
+    """Every face runs the live checks over an edit that takes a proposal's trigger
+    away; the first to write withdraws it, and the others, finding it withdrawn when
+    they come to write, have nothing left to do: none fails for the other's write."""
+    v = ("--vault", str(vault_dir))
+    for n in range(3):
+        old = cli(*v, "add", f"The office is on Main Street {n}").out.strip()
+        note = vault_dir / "memories" / "default" / f"moved-{n}.md"
+        note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
+        git(vault_dir, "add", "-A")
+        git(vault_dir, "commit", "-qm", "we moved")
+        assert cli(*v, "list").code == 0  # files the proposal
+        note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: []\n---\nWe moved.\n")
+        git(vault_dir, "commit", "-qam", "we did not move after all")
+        results = at_once(vault_dir, tmp_path, ["list"], 4)
+        said = [err for _, _, err in results if err]
+        assert [code for code, _, _ in results] == [0] * 4
+        assert [err for err in said if "1 proposal withdrawn" not in err] == []
+        assert len(said) <= 1  # one face withdrew it (or all put it off for the next)
+        assert cli(*v, "list").code == 0
+    withdrawn = cli(*v, "review", "--json", "--state", "withdrawn").json()["proposals"]
+    assert len(withdrawn) == 3
+    assert all(len(p["history"]) == 1 for p in withdrawn)  # each withdrawn once
+    assert git(vault_dir, "log", "--format=%s").count("withdraw 1") == 3
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
+def _a_check_about_to_withdraw(vault_dir: Path, cli) -> tuple[Vault, Change, Path]:
+    """A proposal filed, its trigger taken away, and a face's check that has read the
+    proposal and made its withdrawal, not yet written."""
+    v = ("--vault", str(vault_dir))
+    old = cli(*v, "add", "The office is on Main Street").out.strip()
+    note = vault_dir / "memories" / "default" / "moved.md"
+    note.write_text(f"---\nid: moved\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
+    git(vault_dir, "add", "-A")
+    git(vault_dir, "commit", "-qm", "we moved")
+    assert cli(*v, "list").code == 0
+    [filed] = cli(*v, "review", "--json").json()["proposals"]
+    this_face = Vault(vault_dir)
+    change = Change.start(this_face, dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
+    [proposal] = change.queue.proposals
+    change.withdraw([proposal], "what proposed it changed", by="check")
+    assert [p.id for p in change.withdrawn] == [filed["id"]]
+    return this_face, change, vault_dir / proposal.path
+
+
+def test_a_check_finding_its_withdrawal_made_by_another_face_writes_nothing(vault_dir, cli):
+    this_face, change, path = _a_check_about_to_withdraw(vault_dir, cli)
+    other_face = Vault(vault_dir)
+    theirs = Change.start(other_face, dt.datetime(2026, 12, 1, 9, 1, tzinfo=dt.UTC))
+    theirs.withdraw(theirs.queue.proposals, "what proposed it changed", by="check")
+    theirs.commit("Check changes: withdraw 1")
+    other_face.close()
+    written = path.read_bytes()
+    assert change.commit("Check changes: withdraw 1") is None
+    this_face.close()
+    assert change.withdrawn == []
+    assert path.read_bytes() == written  # withdrawn once, at the other face's moment
+    assert git(vault_dir, "status", "--porcelain") == ""
+
+
+def test_a_check_never_writes_over_the_persons_edit_of_a_proposal_made_meanwhile(vault_dir, cli):
+    this_face, change, path = _a_check_about_to_withdraw(vault_dir, cli)
+    # The person declines it by hand, in an editor: it is no longer the check's to withdraw.
+    declined = path.read_text().replace("state: pending", "state: declined")
+    path.write_text(declined)
+    assert change.commit("Check changes: withdraw 1") is None
+    assert path.read_text() == declined
+    # Or edits its reason: the withdrawal is made on the file as the person left it.
+    path.write_text(
+        declined.replace("state: declined", "state: pending").replace(
+            "reason: moved", "reason: (my words) moved"
+        )
+    )
+    again = Change.start(this_face, dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC))
+    again.withdraw(again.queue.proposals, "what proposed it changed", by="check")
+    path.write_text(path.read_text().replace("(my words)", "(my own words)"))
+    assert again.commit("Check changes: withdraw 1") is not None
+    this_face.close()
+    text = path.read_text()
+    assert "reason: (my own words) moved" in text and "state: withdrawn" in text
