@@ -318,10 +318,72 @@ def sync(
     now: dt.datetime,
 ) -> SyncReport:
     """Fetch, merge, push. The person's own uncommitted edits are merged around, never
-    committed, unless `include_edits`: then they are committed first, as theirs."""
+    committed, unless `include_edits`: then they are committed first, as theirs.
+
+    What changes the working tree, git's index and the commits runs under the vault's
+    write lock, so a face writing meanwhile (an `add`, an agent's `remember`) waits for
+    the merge rather than meet it halfway; the fetch and the push, which wait on the
+    network, run outside it."""
     root = vault.root
     if not vault.is_git:
         raise SyncError(f"{root} is not a git repository, so it cannot sync")
+    with vault.writing():
+        branch, name, report = _prepare(vault, remote, include_edits, now)
+
+    fetched = _git(root, "fetch", "--no-tags", name, check=False)
+    if fetched.returncode != 0:
+        raise Unreachable(name, _first_line(fetched.stderr))
+    theirs = gitsync.rev(root, f"refs/remotes/{name}/{branch}")
+    with vault.writing():
+        before = gitsync.rev(root, "HEAD")
+        rewritten = _take_in(vault, report, theirs, force_with_lease)
+        head = gitsync.rev(root, "HEAD")
+        assert head is not None
+        if not rewritten:
+            report.sent = gitsync.counts(root, "HEAD", theirs)[0] if theirs else 1
+        _reindex(vault, report, before, head)
+
+    if rewritten:
+        assert theirs is not None
+        return _push_over(vault, report, name, branch, theirs)
+    if theirs != head and (theirs is None or report.sent):
+        _push(root, name, branch, [])
+    _write_state(root, name, branch, head, report.at)
+    return report
+
+
+def _take_in(vault: Vault, report: SyncReport, theirs: str | None, force: bool) -> bool:
+    """Check what was fetched and merge it, under the write lock; True when the remote's
+    history was rewritten and `force` (--force-with-lease) asks to push over it."""
+    root, name = vault.root, report.remote
+    short_ref = f"{name}/{report.branch}"
+    if theirs is None:
+        _new_branch_of_this_vault(root, name)
+        return False
+    if not gitsync.has_path(root, theirs, "memoryctl.toml"):
+        raise NotAVault(name, short_ref)
+    last = _read_state(root).get("remotes", {}).get(short_ref, {}).get("sha")
+    if last and gitsync.rev(root, last) and not gitsync.is_ancestor(root, last, theirs):
+        if not force:
+            raise Rewritten(name, short_ref, last, theirs)
+        return True
+    if not gitsync.shares_history(root, "HEAD", theirs):
+        raise Unrelated(name, short_ref)
+    report.received = gitsync.counts(root, "HEAD", theirs)[1]
+    if report.received:
+        fast_forward = gitsync.is_ancestor(root, "HEAD", theirs)
+        _around_edits(vault, name, theirs, merging=not fast_forward)
+        _merge(vault, report, theirs, short_ref)
+    return False
+
+
+def _prepare(
+    vault: Vault, remote: str | None, include_edits: bool, now: dt.datetime
+) -> tuple[str, str, SyncReport]:
+    """Before the fetch, under the write lock: undo a sync stopped midway, file the
+    conflicts a merge left, set up the merge driver and the filter, and commit the
+    person's edits when they ask. (branch, remote, the report begun.)"""
+    root = vault.root
     undone = _undo_stopped_sync(vault)
     branch = gitsync.current_branch(root)
     name = pick_remote(root, branch, remote)
@@ -349,40 +411,7 @@ def sync(
         )
     if include_edits:
         _commit_own_edits(vault, report)
-    before = gitsync.rev(root, "HEAD")
-
-    fetched = _git(root, "fetch", "--no-tags", name, check=False)
-    if fetched.returncode != 0:
-        raise Unreachable(name, _first_line(fetched.stderr))
-    ref = f"refs/remotes/{name}/{branch}"
-    theirs = gitsync.rev(root, ref)
-    short_ref = f"{name}/{branch}"
-    if theirs is None:
-        _new_branch_of_this_vault(root, name)
-    else:
-        if not gitsync.has_path(root, theirs, "memoryctl.toml"):
-            raise NotAVault(name, short_ref)
-        last = _read_state(root).get("remotes", {}).get(short_ref, {}).get("sha")
-        if last and gitsync.rev(root, last) and not gitsync.is_ancestor(root, last, theirs):
-            if not force_with_lease:
-                raise Rewritten(name, short_ref, last, theirs)
-            return _push_over(vault, report, name, branch, theirs)
-        if not gitsync.shares_history(root, "HEAD", theirs):
-            raise Unrelated(name, short_ref)
-        report.received = gitsync.counts(root, "HEAD", theirs)[1]
-        if report.received:
-            fast_forward = gitsync.is_ancestor(root, "HEAD", theirs)
-            _around_edits(vault, name, theirs, merging=not fast_forward)
-            _merge(vault, report, theirs, short_ref)
-
-    head = gitsync.rev(root, "HEAD")
-    assert head is not None
-    report.sent = gitsync.counts(root, "HEAD", theirs)[0] if theirs else 1
-    if theirs != head and (theirs is None or report.sent):
-        _push(root, name, branch, [])
-    _write_state(root, name, branch, head, report.at)
-    _reindex(vault, report, before, head)
-    return report
+    return branch, name, report
 
 
 def _new_branch_of_this_vault(root: Path, remote: str) -> None:
