@@ -254,12 +254,15 @@ def without_names(plan: QueryPlan, names: Set[str]) -> str | None:
     return _or(rest) or None
 
 
-_SPEAKER = re.compile(r"([^\W\d_][^\W_]*):\s")
+# A name and a colon: "Ines: …", or as Chinese and Japanese write it, with a full-width
+# colon and no space after it ("小明：…").
+_SPEAKER = re.compile(r"([^\W\d_][^\W_]*)(?::\s|：)")
 
 
 def speaker(title: str) -> str | None:
     """Who speaks a turn of a conversation, folded as a query term: "Ines: we moved!" is
-    by "ines". None for a title that does not begin with one word and a colon."""
+    by "ines", "小明：我们搬家了" by "小明". None for a title that does not begin with one
+    word and a colon."""
     found = _SPEAKER.match(title)
     return tokens(found[1])[0] if found else None
 

@@ -274,6 +274,20 @@ def test_a_message_naming_a_person_favours_the_turns_that_person_spoke(vault_dir
     assert search_query.speaker("Ines said the concert was loud") is None
 
 
+def test_a_chinese_turn_with_a_full_width_colon_is_spoken_by_its_speaker(vault_dir):
+    """Chinese and Japanese write a turn's speaker with a full-width colon and no space
+    ("小明：…"); the message that names 小明 favours his turns as "Ines: …" favours hers."""
+    chat_turn(vault_dir, "turn000001", 1, "小红：音乐会！那场音乐会真吵，音乐会太长了。", "chat")
+    chat_turn(vault_dir, "turn000002", 2, "小明：那场音乐会是我今年最好的一晚。", "chat")
+    for minute in range(3, 9):
+        chat_turn(vault_dir, f"turn00000{minute}", minute, f"小明：闲聊{minute}。", "x")
+    found = recalled(Vault(vault_dir), "小明觉得音乐会怎么样？")
+    assert found[:2] == ["turn000002", "turn000001"]
+    assert search_query.speaker("小明：那场音乐会") == "小明"
+    assert search_query.speaker("田中さん：コーヒーを飲む") == "田中さん"
+    assert search_query.speaker("小明说音乐会很吵") is None
+
+
 def test_a_message_naming_a_person_puts_their_chats_above_another_persons_turn(vault_dir):
     chat(
         vault_dir,
