@@ -36,6 +36,28 @@ RUN_CHARACTERS = (
 )
 _RUN = re.compile(f"[{RUN_CHARACTERS}]+")
 _ONLY_RUN = re.compile(f"[{RUN_CHARACTERS}]+\\Z")
+# The width forms Japanese text mixes in: full-width Latin letters, digits and signs
+# (ＡＢＣ１２３, from a Japanese input method), and half-width katakana and its
+# punctuation (ｶﾀｶﾅ, from older systems). NFKC makes them ABC123 and カタカナ (a
+# half-width sound mark joins its kana: ｶﾞ is ガ), so the index and a query agree.
+_WIDTH_FORMS = "\uff01-\uff5e\uff61-\uff9f"
+_WIDTH_RUN = re.compile(f"[{_WIDTH_FORMS}]+")
+_ONLY_WIDTH_FORM = re.compile(f"[{_WIDTH_FORMS}]\\Z")
+# One pass finds both, so text with neither (accented Latin) costs no second scan.
+_RUN_OR_WIDTH = re.compile(f"[{RUN_CHARACTERS}{_WIDTH_FORMS}]+")
+
+
+def is_width_form(char: str) -> bool:
+    """Whether a character is a full-width Latin or a half-width katakana form."""
+    return _ONLY_WIDTH_FORM.match(char) is not None
+
+
+def widths_folded(text: str) -> str:
+    """Text with its full-width Latin and half-width katakana as their usual forms;
+    any other text is unchanged."""
+    if text.isascii():
+        return text
+    return _WIDTH_RUN.sub(lambda found: unicodedata.normalize("NFKC", found[0]), text)
 
 
 def is_run(term: str) -> bool:
@@ -56,7 +78,13 @@ def indexed(text: str) -> str:
     last character, apart from the text around it; any other text is unchanged."""
     if text.isascii():
         return text
-    return _RUN.sub(_stored, text)
+    return _RUN_OR_WIDTH.sub(_stored_or_folded, text)
+
+
+def _stored_or_folded(found: re.Match[str]) -> str:
+    if _WIDTH_RUN.search(found[0]) is None:
+        return _stored(found)
+    return _RUN.sub(_stored, widths_folded(found[0]))
 
 
 def _stored(found: re.Match[str]) -> str:

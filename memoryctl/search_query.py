@@ -84,7 +84,7 @@ def tokens(text: str) -> list[str]:
     folded = fold(text)
     if folded.isascii():
         return _TOKEN.findall(folded)
-    plain = "".join(_plain(char) for char in folded)
+    plain = "".join(_plain(char) for char in character_pairs.widths_folded(folded))
     return _TOKEN.findall(character_pairs.runs_apart(plain))
 
 

@@ -106,9 +106,26 @@ def test_latin_text_is_given_to_the_index_exactly_as_before():
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_text_without_chinese_japanese_or_korean_is_indexed_unchanged(text: str) -> None:
-    kept = "".join(c for c in text if not character_pairs.is_run(c))
+    kept = "".join(
+        c for c in text if not character_pairs.is_run(c) and not character_pairs.is_width_form(c)
+    )
     assert character_pairs.indexed(kept) == kept
     assert character_pairs.runs_apart(kept) == kept
+
+
+def test_full_and_half_width_forms_find_each_other(vault_dir, cli):
+    """Japanese text mixes widths: half-width katakana (ｶﾀｶﾅ, from older systems and
+    forms) is the katakana カタカナ, and full-width Latin letters and digits (ＡＢＣ１２３,
+    typed with a Japanese input method) are ABC123. Either form finds the other."""
+    half = add(cli, vault_dir, "ｺｰﾋｰは毎朝ｶﾞﾗｽのｶｯﾌﾟで飲む。")
+    wide = add(cli, vault_dir, "会議室はＢ２０１、パスワードはＡＢＣ１２３です。")
+    assert searched(cli, vault_dir, "コーヒー") == [half]
+    assert searched(cli, vault_dir, "ガラス") == [half]
+    assert searched(cli, vault_dir, "ｺｰﾋｰ") == [half]
+    assert searched(cli, vault_dir, "abc123") == [wide]
+    assert searched(cli, vault_dir, "Ｂ２０１") == [wide]
+    assert searched(cli, vault_dir, "b201") == [wide]
+    assert character_pairs.indexed("ＡＢＣ１２３") == "ABC123"
 
 
 # --- any string inside a run is found --------------------------------------------------

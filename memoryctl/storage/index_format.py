@@ -10,7 +10,7 @@ import sqlite3
 
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 17
+SCHEMA_VERSION = 18
 
 
 def source_ref(table: str = "") -> str:
