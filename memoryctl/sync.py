@@ -330,7 +330,7 @@ def sync(
     with vault.writing():
         branch, name, report = _prepare(vault, remote, include_edits, now)
 
-    fetched = _git(root, "fetch", "--no-tags", name, check=False)
+    fetched = _git(root, "fetch", "--no-tags", "--prune", name, check=False)
     if fetched.returncode != 0:
         raise Unreachable(name, _first_line(fetched.stderr))
     theirs = gitsync.rev(root, f"refs/remotes/{name}/{branch}")

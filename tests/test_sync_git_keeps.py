@@ -1,0 +1,36 @@
+"""What git knows about the vault's files stays true through a sync: the remote's
+branches as they are now, each file's mode, and which files are sealed (only memories
+and proposals, by the vault's own definition, never a template or a README)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.sync_support import Devices, git, make_devices
+
+
+@pytest.fixture
+def devices(tmp_path, cli, monkeypatch) -> Devices:
+    return make_devices(tmp_path, cli, monkeypatch)
+
+
+def test_a_branch_deleted_on_the_remote_is_gone_here_and_no_longer_in_the_way(devices, tmp_path):
+    # Someone pushes an unrelated project to the remote as a branch, then deletes it.
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", "-b", "junk", str(other))
+    (other / "notes.txt").write_text("not a vault\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "Not a vault")
+    git(other, "push", "-q", str(devices.remote), "junk")
+    assert devices.sync(devices.desktop).code == 0
+    assert "origin/junk" in git(devices.desktop, "branch", "-r")
+    git(devices.remote, "branch", "-D", "junk")
+    assert devices.sync(devices.desktop).code == 0
+    assert "origin/junk" not in git(devices.desktop, "branch", "-r")
+    # A new branch of this vault is pushed: the deleted branch no longer says the
+    # remote holds something else.
+    git(devices.desktop, "checkout", "-q", "-b", "phone")
+    devices.add(devices.desktop, "Call the plumber", "--title", "Plumber")
+    result = devices.sync(devices.desktop)
+    assert result.code == 0, result.err
+    assert "phone" in git(devices.remote, "branch")
