@@ -539,7 +539,7 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
     )
     report.merged = True
     if result.returncode != 0:
-        unmerged = _unmerged(root)
+        unmerged, modes = _unmerged(root)
         if not unmerged:
             if gitsync.rev(root, "MERGE_HEAD"):
                 _git(root, "merge", "--abort", check=False)
@@ -552,7 +552,7 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
                 named.update(path for path in unmerged if path in text)
                 said = text.strip().rstrip(".")
                 report.notices.append(f"{said}; nothing was deleted, both paths are kept")
-        _settle(vault, report, unmerged, named, short_ref)
+        _settle(vault, report, unmerged, modes, named, short_ref)
         done = _git(root, *gitsync.NO_FILTER, "commit", "--no-edit", check=False)
         if done.returncode != 0:  # a hook of the person's refused it, say
             _abort_merge(vault)
@@ -560,17 +560,29 @@ def _merge(vault: Vault, report: SyncReport, theirs: str, short_ref: str) -> Non
     _conflicts_to_proposals(vault, report, theirs)
 
 
-def _unmerged(root: Path) -> dict[str, dict[int, str]]:
-    """Paths git could not merge, with their stages (1 ancestor, 2 ours, 3 theirs)."""
+def _unmerged(root: Path) -> tuple[dict[str, dict[int, str]], dict[str, str]]:
+    """Paths git could not merge, with their stages (1 ancestor, 2 ours, 3 theirs), and
+    the mode git would give each merged file."""
     found: dict[str, dict[int, str]] = {}
+    modes: dict[str, dict[int, str]] = {}
     listing = _git(root, "ls-files", "-u", "-z").stdout
     for entry in listing.split("\0"):
         if not entry:
             continue
         info, _, path = entry.partition("\t")
-        _, blob, stage = info.split()
+        mode, blob, stage = info.split()
         found.setdefault(path, {})[int(stage)] = blob
-    return found
+        modes.setdefault(path, {})[int(stage)] = mode
+    return found, {path: _merged_mode(stages) for path, stages in modes.items()}
+
+
+def _merged_mode(modes: dict[int, str]) -> str:
+    """A merged file's mode, as git merges modes: the side that changed it from the
+    ancestor's (an executable bit set on one device), else this device's."""
+    base, ours, theirs = modes.get(1), modes.get(2), modes.get(3)
+    if ours is not None and theirs is not None and ours == base:
+        return theirs
+    return ours or theirs or "100644"
 
 
 def _blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
@@ -599,11 +611,13 @@ def _settle(
     vault: Vault,
     report: SyncReport,
     unmerged: dict[str, dict[int, str]],
+    modes: dict[str, str],
     named: set[str],
     short_ref: str,
 ) -> None:
     """Resolve the paths git left unmerged, keeping every version that exists: memories
-    key by key, other files as git merges text, which must merge cleanly."""
+    key by key, other files as git merges text, which must merge cleanly. Each keeps
+    the mode git would give it (`modes`)."""
     root = vault.root
     blobs = _blobs(root, {blob for stages in unmerged.values() for blob in stages.values()})
     plain = _plain_merges(vault, unmerged, blobs)
@@ -632,12 +646,12 @@ def _settle(
                 report.notices.append(
                     f"{path}: deleted on one device and changed on the other; the file is kept"
                 )
-        _write_worktree(root, path, stored, keys)
+        _write_worktree(root, path, stored, keys, executable=modes[path] == "100755")
         settled[path] = stored
     # Staged as stored (sealed where secret), so git starts no filter to add them.
     blobs = write_blobs(root, list(settled.values()))
     entries = "".join(
-        f"0 {'0' * 40}\t{path}\x00100644 {blob}\t{path}\x00"
+        f"0 {'0' * 40}\t{path}\x00{modes[path]} {blob}\t{path}\x00"
         for path, blob in zip(settled, blobs, strict=True)
     )
     _run(root, [*gitsync.NO_FILTER, "update-index", "-z", "--index-info"], entries.encode())
@@ -661,8 +675,11 @@ def _plain_merges(
     return merged
 
 
-def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) -> None:
-    """Write a file as the working tree holds it (opened, when sealed and the key is here)."""
+def _write_worktree(
+    root: Path, path: str, stored: bytes, keys: gitdriver.Keys, *, executable: bool
+) -> None:
+    """Write a file as the working tree holds it (opened, when sealed and the key is
+    here), executable or not as git has it."""
     key = keys.get() if seal.is_sealed(stored) else None
     if key is not None:
         with contextlib.suppress(seal.SealError):  # kept sealed; the index says why
@@ -670,6 +687,10 @@ def _write_worktree(root: Path, path: str, stored: bytes, keys: gitdriver.Keys) 
     target = root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(stored)
+    mode = target.stat().st_mode & 0o777
+    wanted = mode | (mode & 0o444) >> 2 if executable else mode & ~0o111
+    if wanted != mode:
+        target.chmod(wanted)
 
 
 def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str | None) -> None:
