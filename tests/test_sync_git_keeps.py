@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from memoryctl.storage import seal
 from tests.sync_support import Devices, git, make_devices
 
 
@@ -62,3 +63,41 @@ def test_a_file_merged_key_by_key_keeps_its_executable_mode(devices):
     assert mode(devices.desktop, relpath) == "100755"
     assert git(devices.desktop, "status", "--porcelain") == ""
     assert git(devices.remote, "ls-tree", "main", "--", relpath).split()[0] == "100755"
+
+
+TEMPLATE = "templates/secret-note.md"
+TEMPLATE_TEXT = "---\ntitle: {{title}}\nvisibility: secret\n---\n\n{text}\n"
+
+
+def test_a_template_that_says_secret_is_not_sealed_and_merges_as_text(devices):
+    """An Obsidian vault's template for secret notes carries `visibility: secret` for
+    the notes made from it; it is not a memory (FORMAT.md), so it reaches the remote as
+    it is and merges as the person's text, while a secret memory is still sealed."""
+    settings = devices.laptop / "memoryctl.toml"
+    settings.write_text(
+        settings.read_text().replace("[vault]\n", '[vault]\ntemplates = ["templates"]\n')
+    )
+    (devices.laptop / "templates").mkdir()
+    (devices.laptop / TEMPLATE).write_text(TEMPLATE_TEXT.format(text="Write it here."))
+    git(devices.laptop, "add", "-A")
+    git(devices.laptop, "commit", "-q", "-m", "A template for secret notes")
+    secret_id = devices.add(devices.laptop, "The safe's code is 9317", "--visibility", "secret")
+    assert devices.sync(devices.laptop).code == 0
+    stored = git(devices.remote, "show", f"main:{TEMPLATE}").encode()
+    assert not seal.is_sealed(stored) and b"Write it here." in stored
+    secret_path = devices.path(devices.laptop, secret_id).relative_to(devices.laptop)
+    assert seal.is_sealed(git(devices.remote, "show", f"main:{secret_path}").encode())
+    assert git(devices.laptop, "status", "--porcelain") == ""
+    # Both devices change the template's one line: it is the person's text to merge.
+    assert devices.sync(devices.desktop).code == 0
+    for device, words in ((devices.laptop, "From the laptop."), (devices.desktop, "Desk.")):
+        (device / TEMPLATE).write_text(TEMPLATE_TEXT.format(text=words))
+        git(device, "commit", "-q", "-a", "-m", "Template wording")
+    assert devices.sync(devices.laptop).code == 0
+    result = devices.sync(devices.desktop)
+    assert result.code == 1
+    assert f"both devices changed the same lines of {TEMPLATE}" in result.err
+    assert (
+        devices.run(devices.desktop, "--json", "review", "--origin", "sync").json()["proposals"]
+        == []
+    )

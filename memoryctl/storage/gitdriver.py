@@ -12,8 +12,9 @@ markers and all. Git hands a driver the files as they are in the
 repository, so sealed files are opened, merged and sealed again.
 
 `filter` is a long-running git filter process (gitattributes(5), "Long Running Filter
-Process"): one process serves a whole `git add` or checkout. It seals a memory that
-says `visibility: secret` on its way into the repository, and opens it on its way out.
+Process"): one process serves a whole `git add` or checkout. It seals a memory (or a
+proposal) that says `visibility: secret` on its way into the repository, and opens it
+on its way out; any other file, a template or a README, passes as it is.
 A device without the key keeps the sealed file as it is, and git refuses to store a
 secret memory this device cannot seal, rather than store it in clear.
 
@@ -145,7 +146,7 @@ def merge_stored(
         merged, side = held
         _record(root, {"path": relpath, "kind": "approval-holds", "approved": side})
     text = merged.text
-    if seal.is_secret(text):
+    if seal.is_secret(text) and _merges_by_key(root, relpath):
         key = keys.get()
         if key is None:
             print(f"memoryctl: cannot seal {relpath}: this device has no key", file=sys.stderr)
@@ -221,9 +222,13 @@ class _Packets:
         self.out.flush()
 
 
-def clean(data: bytes, keys: Keys) -> bytes:
-    """A working file as the repository stores it."""
+def clean(data: bytes, keys: Keys, relpath: str) -> bytes:
+    """A working file as the repository stores it: a secret memory (or a proposal about
+    one) sealed, and any other file as it is, whatever its frontmatter says (a template
+    for secret notes is not a memory)."""
     if seal.is_sealed(data) or not seal.is_secret(data):
+        return data
+    if not _merges_by_key(keys.root, relpath):
         return data
     key = keys.get()
     if key is None:
@@ -259,9 +264,11 @@ def serve_filter() -> int:
         while True:
             header = dict(item.split("=", 1) for item in packets.read_list())
             data = packets.read_content()
-            action = clean if header.get("command") == "clean" else smudge
             try:
-                result = action(data, keys)
+                if header.get("command") == "clean":
+                    result = clean(data, keys, header.get("pathname", ""))
+                else:
+                    result = smudge(data, keys)
             except seal.SealError as error:
                 print(f"memoryctl: cannot seal {header.get('pathname')}: {error}", file=sys.stderr)
                 packets.write_list("status=error")

@@ -14,7 +14,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -416,6 +416,7 @@ def commit_plan(
     root: Path,
     paths: list[str],
     message: str,
+    sealable: Callable[[str], bool],
     staged: dict[str, bytes] | None = None,
     known: Mapping[str, bytes] | None = None,
 ) -> CommitPlan:
@@ -425,8 +426,9 @@ def commit_plan(
     starting Python. With one, the vault's key must be there (a vault's first secret
     memory makes it) and memoryctl seals the files itself, handing git their bytes:
     starting the filter process costs far more than the rest of the commit. The secret memories'
-    titles are taken out of the commit message, which is never sealed. `known` holds
-    the bytes of files as they are on disk, where the caller knows them."""
+    titles are taken out of the commit message, which is never sealed. `sealable` says
+    which paths are memories or proposals, the only files sealed. `known` holds the
+    bytes of files as they are on disk, where the caller knows them."""
     secrets: dict[str, tuple[str, str]] = {}
     files: dict[str, bytes] = {}
     given = {**(known or {}), **(staged or {})}
@@ -440,7 +442,7 @@ def commit_plan(
         except OSError:
             continue
         files[relpath] = raw
-        if seal.is_secret(raw):
+        if seal.is_secret(raw) and sealable(relpath):
             secrets[relpath] = _title_and_id(relpath, raw)
     if not secrets:
         return CommitPlan(NO_FILTER, message, paths, [])

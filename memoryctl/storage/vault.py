@@ -467,7 +467,7 @@ class Vault:
                 paths = [p for p in relpaths if p not in kept or p in staged]
                 message = gitsync.without_secrets(message, self._secrets_named(message))
                 known = self._still_as_written(written or {})
-                plan = gitsync.commit_plan(self.root, paths, message, staged, known)
+                plan = gitsync.commit_plan(self.root, paths, message, self._sealable, staged, known)
                 self.index.notices.extend(plan.notices)
                 sha = (
                     gitrepo.commit(
@@ -497,6 +497,13 @@ class Vault:
                     "was committed"
                 )
             return sha
+
+    def _sealable(self, relpath: str) -> bool:
+        """Whether a secret file at this path is sealed: a memory or a proposal, never a
+        template or any other file of the person's, whatever its frontmatter says."""
+        from memoryctl.storage.merge import merges_by_key
+
+        return merges_by_key(relpath, self.config)
 
     def _still_as_written(self, written: Mapping[str, bytes]) -> dict[str, bytes]:
         """Of the bytes this process wrote at these paths, those whose files still have
