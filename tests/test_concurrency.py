@@ -198,16 +198,21 @@ def test_agents_proposing_the_same_retirement_at_once_file_it_once(vault_dir, cl
     assert git(vault_dir, "status", "--porcelain") == ""
 
 
+def we_moved(root: Path, cli, n: int | str = "") -> tuple[str, Path]:
+    """A memory, and one written in an editor and committed by hand that names it in
+    `retires`: every face that opens the vault next finds it and proposes the
+    retirement. (The old memory's id, the new note's file.)"""
+    old = cli("--vault", str(root), "add", f"The office is on Main Street {n}").out.strip()
+    note = root / "memories" / "default" / f"moved-{n}.md"
+    note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "we moved")
+    return old, note
+
+
 def test_faces_running_the_live_checks_at_once_file_each_proposal_once(vault_dir, cli, tmp_path):
-    v = ("--vault", str(vault_dir))
     for n in range(3):
-        old = cli(*v, "add", f"The office is on Main Street {n}").out.strip()
-        # A memory written in an editor that names the old one in `retires`: every face
-        # that opens the vault next finds it and proposes the retirement.
-        note = vault_dir / "memories" / "default" / f"moved-{n}.md"
-        note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
-        git(vault_dir, "add", "-A")
-        git(vault_dir, "commit", "-qm", "we moved")
+        we_moved(vault_dir, cli, n)
         results = at_once(vault_dir, tmp_path, ["list"], 4)
         assert [code for code, _, _ in results] == [0] * 4
         assert not [err for _, _, err in results if "could not run" in err]
@@ -237,11 +242,7 @@ def test_a_proposal_filed_by_another_face_while_this_one_proposes_is_filed_once(
 
 def test_a_face_whose_checks_find_the_vault_held_puts_them_off_and_carries_on(vault_dir, cli):
     v = ("--vault", str(vault_dir))
-    old = cli(*v, "add", "The office is on Main Street").out.strip()
-    note = vault_dir / "memories" / "default" / "moved.md"
-    note.write_text(f"---\nid: moved\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
-    git(vault_dir, "add", "-A")
-    git(vault_dir, "commit", "-qm", "we moved")
+    old, _ = we_moved(vault_dir, cli)
     holder = holding_the_lock(vault_dir, 120)  # another face's long write
     try:
         # Its own budget for a write is long; the checks wait only their own short one.
@@ -740,13 +741,9 @@ def test_faces_withdrawing_the_same_proposal_at_once_each_carry_on_without_a_war
     they come to write, have nothing left to do: none fails for the other's write."""
     v = ("--vault", str(vault_dir))
     for n in range(3):
-        old = cli(*v, "add", f"The office is on Main Street {n}").out.strip()
-        note = vault_dir / "memories" / "default" / f"moved-{n}.md"
-        note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
-        git(vault_dir, "add", "-A")
-        git(vault_dir, "commit", "-qm", "we moved")
+        old, note = we_moved(vault_dir, cli, n)
         assert cli(*v, "list").code == 0  # files the proposal
-        note.write_text(f"---\nid: moved{n}\ntitle: We moved\nretires: []\n---\nWe moved.\n")
+        note.write_text(note.read_text().replace(f"retires: [{old}]", "retires: []"))
         git(vault_dir, "commit", "-qam", "we did not move after all")
         results = at_once(vault_dir, tmp_path, ["list"], 4)
         said = [err for _, _, err in results if err]
@@ -765,11 +762,7 @@ def _a_check_about_to_withdraw(vault_dir: Path, cli) -> tuple[Vault, Change, Pat
     """A proposal filed, its trigger taken away, and a face's check that has read the
     proposal and made its withdrawal, not yet written."""
     v = ("--vault", str(vault_dir))
-    old = cli(*v, "add", "The office is on Main Street").out.strip()
-    note = vault_dir / "memories" / "default" / "moved.md"
-    note.write_text(f"---\nid: moved\ntitle: We moved\nretires: [{old}]\n---\nWe moved.\n")
-    git(vault_dir, "add", "-A")
-    git(vault_dir, "commit", "-qm", "we moved")
+    we_moved(vault_dir, cli)
     assert cli(*v, "list").code == 0
     [filed] = cli(*v, "review", "--json").json()["proposals"]
     this_face = Vault(vault_dir)
