@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memoryctl.contested import by_subject
-from memoryctl.memory import Memory, folded_title
-from memoryctl.same_subject import statements
+from memoryctl.memory import Memory, folded_title, normalized
+from memoryctl.same_subject import _statement, sentence_statement, statements
 
 
 def memory(mid: str, body: str, created: str, kind: str = "fact") -> Memory:
@@ -143,3 +143,63 @@ def test_a_title_folds_the_same_whatever_its_case_spacing_and_last_punctuation(t
     folded = folded_title(title)
     assert folded_title(folded) == folded
     assert folded_title(" ".join(title.upper().split()) + end) == folded_title(title.upper())
+
+
+# Words and marks that make and break copulas: plain and contracted, with apostrophes,
+# hyphens and cases a copula search could miss.
+_PIECES = st.sampled_from(
+    [
+        "is",
+        "IS",
+        "are",
+        "was",
+        "Were",
+        "isn't",
+        "isn’t",
+        "ARE'NT",
+        "wasn't",
+        "weren’t",
+        "'s",
+        "’s",
+        "'re",
+        "name's",
+        "NAME’S",
+        "we're",
+        "Ada''s",
+        "-is-",
+        "'is'",
+        "is_",
+        "x-is",
+        "is2",
+        "my",
+        "the",
+        "working",
+        "hours",
+        "now",
+        "not",
+        "due",
+        "İS",
+        "ß",
+        "Ines",
+        "sister",
+        "09:30",
+        "-",
+        "'",
+        "’",
+        " ",
+        "  ",
+        ",",
+        ".",
+        "\n",
+        "\t",
+        "é",
+    ]
+)
+
+
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=12))
+def test_a_sentence_is_searched_for_a_copula_word_by_word_only_when_it_may_have_one(pieces):
+    # Most sentences have no copula; a quick search skips reading them word by word,
+    # and must never skip one that has.
+    sentence = "".join(pieces) if len(pieces) % 2 else " ".join(pieces)
+    assert sentence_statement(sentence) == _statement(normalized(sentence))
