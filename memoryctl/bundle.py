@@ -437,24 +437,35 @@ def build_bundle(
         seen_text[key] = memory.id
         chosen.append(memory)
 
-    heads = now_lines(index, [*kept_pins, *chosen])
     # The facts that can conflict with what may be shown, read once: the newer lines and
     # the Conflicts section both need them.
     same_subject = _same_subject(index, [*kept_pins, *chosen], excludes) if excludes else []
-    # The same subject is looked for only among what can be shown side by side: the
-    # pins and the candidates the recall count lets in.
-    contests = contests_in(
-        index,
-        [*kept_pins, *chosen],
-        registry,
-        excludes,
-        pending,
-        same_subject=same_subject,
-        together=[*kept_pins, *chosen[: profile.recall]],
-    )
-    beside = [c for cs in heads.values() for c in cs]
-    beside += [c.newer for cs in contests.values() for c in cs if c.newer is not None]
-    builder.beside_ancestors = _ancestors(index, beside)
+    # The lines beneath a memory (its `now:` lines, the newer memories that contest it)
+    # are read for what can be shown: the pins and the candidates the recall count lets
+    # in, among which the same subject is looked for; the candidates after those only
+    # if the loop below reaches them, when some before were carried or over budget.
+    together = [*kept_pins, *chosen[: profile.recall]]
+    heads: dict[str, list[Memory]] = {}
+    contests: dict[str, list[Contest]] = {}
+
+    def read_lines(memories: Sequence[Memory]) -> None:
+        ids = {m.id for m in memories}
+        heads.update(now_lines(index, memories))
+        found = contests_in(
+            index,
+            memories,
+            registry,
+            excludes,
+            pending,
+            same_subject=same_subject,
+            together=together,
+        )
+        contests.update((mid, found_for) for mid, found_for in found.items() if mid in ids)
+        beside = [c for mid in ids for c in heads[mid]]
+        beside += [c.newer for mid in ids for c in contests.get(mid, ()) if c.newer is not None]
+        builder.beside_ancestors.update(_ancestors(index, beside))
+
+    read_lines(together)
     # A pin is always whole: every line that names one points at it.
     above = {m.id: "pinned" for m in kept_pins}
     carried: dict[str, str] = {}  # a memory shown in full beneath an entry -> the reason
@@ -472,13 +483,18 @@ def build_bundle(
     used = tokens.count(render_text(pinned, [], [], tokens)[0] if pinned else HEADER)
     used += tokens.count(f"## {SECTION_TITLES['recalled']}")
     recalled: list[Entry] = []
-    for memory in chosen:
+    for position, memory in enumerate(chosen):
         if memory.id in carried:  # its text is in the bundle already, once
             builder.exclude(memory, carried[memory.id])
             continue
         if len(recalled) >= profile.recall:
             builder.exclude(memory, f"over the profile's recall limit ({profile.recall})")
             continue
+        if used >= limit:  # full: no entry fits, so none is rendered
+            builder.exclude(memory, "over budget")
+            continue
+        if memory.id not in heads:
+            read_lines(chosen[position:])
         entry = builder.entry(memory, heads[memory.id], contests.get(memory.id, ()), above)
         if used + entry.tokens > limit:
             builder.exclude(memory, "over budget")

@@ -249,6 +249,51 @@ def test_the_profiles_recall_limit_is_a_reason_too(sample_dir):
     assert "over the profile's recall limit (2)" in reasons(bundle).values()
 
 
+def test_a_memory_let_in_after_one_over_budget_still_carries_its_now_line(vault_dir):
+    # The lines beneath a memory are read for the candidates the recall count lets in;
+    # one let in because a better match did not fit gets its `now:` line all the same.
+    long = "Pull requests need two approvals, a green build and a changelog line. " * 8
+    write_memory(vault_dir, "long.md", long, id="longlongll", title="Pull requests")
+    write_memory(
+        vault_dir,
+        "where.md",
+        "Open review requests against metalcraftai/ufo.",
+        id="wherewhere",
+        title="Where reviews land",
+        created="2026-01-05T10:00:00Z",
+    )
+    write_memory(
+        vault_dir,
+        "moved.md",
+        "The core repository moved to ufo-ai/ufo.",
+        id="movedmoved",
+        title="The core moved",
+        kind="correction",
+        deprecates="[metalcraftai/ufo]",
+        created="2026-02-05T10:00:00Z",
+    )
+    add_profiles(vault_dir, "[profiles.both]\nrecall = 2\n")
+    both = build(vault_dir, profile="both", message="pull requests")
+    assert ids(both.recalled) == ["longlongll", "wherewhere"]
+    short = both.recalled[1].tokens
+    assert both.recalled[0].tokens > short + 10
+    budget = build(vault_dir).used + short + 10
+    add_profiles(vault_dir, f"[profiles.brief]\nrecall = 1\nbudget = {budget}\n")
+    bundle = build(vault_dir, profile="brief", message="pull requests")
+    assert reasons(bundle)["longlongll"] == "over budget"
+    assert ids(bundle.recalled) == ["wherewhere"]
+    assert [c.id for c in bundle.recalled[0].now] == ["movedmoved"]
+    assert "now: The core repository moved to ufo-ai/ufo." in bundle.text
+
+
+def test_once_the_budget_is_full_every_other_match_is_over_budget(sample_dir):
+    pins_alone = build(sample_dir).used
+    bundle = build(sample_dir, message=MESSAGE, budget=pins_alone)
+    assert not bundle.recalled
+    full = build(sample_dir, message=MESSAGE)
+    assert {reasons(bundle)[e.memory.id] for e in full.recalled} == {"over budget"}
+
+
 # --- corrections ----------------------------------------------------------------------------
 
 
