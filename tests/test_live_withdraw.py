@@ -9,6 +9,7 @@ back, so a check brings it back. One the person declined stays declined.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -274,3 +275,27 @@ def test_removing_the_newer_fact_brings_back_what_the_one_before_it_proposed(sam
     assert sorted(retiring(cli, sample_dir, LISBON, "withdrawn")) == [BRAGA]
     assert retiring(cli, sample_dir, PORTO) == []
     assert_check_agrees(cli, sample_dir)
+
+
+def test_a_withdrawal_commits_only_itself_and_leaves_the_persons_edit_of_the_proposal(
+    sample_dir, cli
+):
+    """The person wrote a line in a pending proposal by hand and has not committed it;
+    the check that withdraws the proposal writes over neither, and commits only its
+    own change: the person's line stays theirs to commit."""
+    proposal = review(cli, sample_dir)[NEOVIM]
+    path = sample_dir / proposal["path"]
+    path.write_text(path.read_text(encoding="utf-8") + "\nMy note: ask Sam first.\n")
+    edit_frontmatter(path_of(sample_dir, HELIX), retires="[]")
+    assert NEOVIM not in review(cli, sample_dir)
+    text = path.read_text(encoding="utf-8")
+    assert "state: withdrawn" in text and "My note: ask Sam first." in text
+    committed = subprocess.run(
+        ["git", "show", f"HEAD:{proposal['path']}"],
+        cwd=sample_dir,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "state: withdrawn" in committed and "ask Sam" not in committed
+    assert f"M {proposal['path']}" in status(sample_dir)

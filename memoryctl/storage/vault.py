@@ -434,8 +434,7 @@ class Vault:
     def _put(self, relpath: str, data: bytes, expected_sha: str | None) -> None:
         """`write_file` for a caller that holds the write lock (or runs for one that does)."""
         path = self.root / relpath
-        memory = is_memory_path(relpath, self.config)
-        if memory and expected_sha is not None and relpath not in self._before:
+        if expected_sha is not None and relpath not in self._before and self._keyed(relpath):
             with contextlib.suppress(OSError):
                 self._before[relpath] = path.read_bytes()
         try:
@@ -467,7 +466,7 @@ class Vault:
                 paths = [p for p in relpaths if p not in kept or p in staged]
                 message = gitsync.without_secrets(message, self._secrets_named(message))
                 known = self._still_as_written(written or {})
-                plan = gitsync.commit_plan(self.root, paths, message, self._sealable, staged, known)
+                plan = gitsync.commit_plan(self.root, paths, message, self._keyed, staged, known)
                 self.index.notices.extend(plan.notices)
                 sha = (
                     gitrepo.commit(
@@ -498,9 +497,11 @@ class Vault:
                 )
             return sha
 
-    def _sealable(self, relpath: str) -> bool:
-        """Whether a secret file at this path is sealed: a memory or a proposal, never a
-        template or any other file of the person's, whatever its frontmatter says."""
+    def _keyed(self, relpath: str) -> bool:
+        """Whether this path is a memory or a proposal: a file memoryctl changes key by
+        key (so it commits only its own change to one the person also edited), and the
+        only files it seals, never a template or any other file of the person's,
+        whatever its frontmatter says."""
         from memoryctl.storage.merge import merges_by_key
 
         return merges_by_key(relpath, self.config)
@@ -554,14 +555,10 @@ class Vault:
             )
 
     def _only_ours(self, relpaths: list[str]) -> tuple[dict[str, bytes], list[str]]:
-        """For each memory written in this write whose file held uncommitted edits before
-        memoryctl changed it: the bytes to commit instead (memoryctl's change applied to
-        the committed version), and the list of such paths."""
-        written = {
-            p: self._before.pop(p)
-            for p in relpaths
-            if p in self._before and is_memory_path(p, self.config)
-        }
+        """For each memory or proposal written in this write whose file held uncommitted
+        edits before memoryctl changed it: the bytes to commit instead (memoryctl's change
+        applied to the committed version), and the list of such paths."""
+        written = {p: self._before.pop(p) for p in relpaths if p in self._before and self._keyed(p)}
         if not written:
             return {}, []
         committed = gitrepo.committed_blobs(self.root, list(written))
