@@ -358,6 +358,108 @@ async def test_every_letter_typed_at_once_after_the_preview_key_arrives_in_the_m
         assert app.focused is box and box.value == "mangoes"
 
 
+async def typed_into_the_box(pilot: Pilot, word: str) -> str:
+    """What the message box holds once as many letters as `word` has reached it."""
+    screen = pilot.app.screen
+    assert isinstance(screen, PreviewScreen)
+    box = screen.query_one("#preview-message", Input)
+    await until(pilot, lambda: len(box.value) >= len(word))
+    await settled(pilot)
+    return box.value
+
+
+@pytest.mark.parametrize("ahead", [False, True], ids=["built-on-the-visit", "built-ahead"])
+async def test_letters_typed_as_the_preview_key_switches_screens_keep_their_order(
+    app: MemoryApp, ahead: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the screen in front is slow to pass a key on: the letter typed
+    with 5 must not come after those typed once Preview is shown ("amngoes")."""
+    from textual import events
+
+    import memoryctl.tui.app as app_module
+    from memoryctl.tui.screens.vault import VaultScreen
+
+    async def busy(screen: VaultScreen, key: events.Key) -> None:
+        await asyncio.sleep(0.05)
+
+    monkeypatch.setattr(VaultScreen, "on_key", busy, raising=False)
+    if not ahead:
+        monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        if ahead:
+            await until(pilot, lambda: (s := built_ahead(app)) is not None and bool(s.targets))
+
+        def typed_on(mode: str) -> None:  # the rest of the word, as the screen switches
+            for key in "angoes":
+                app.post_message(events.Key(key, key))
+
+        app.mode_change_signal.subscribe(app, typed_on, immediate=True)
+        for key in "5m":
+            app.post_message(events.Key(key, key))
+        await until(pilot, lambda: isinstance(app.screen, PreviewScreen))
+        assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
+
+
+async def test_a_letter_the_bundle_holds_up_still_comes_before_the_letters_after_it(
+    app: MemoryApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle has the focus and is busy a moment as `a` passes it; the letters typed
+    once the message box has the focus must not overtake it ("mngoesa")."""
+    from textual import events
+    from textual.message import Message
+    from textual.widgets import TextArea
+
+    passed_on = TextArea._on_key
+
+    async def busy(area: TextArea, key: events.Key) -> None:
+        if key.key == "a":
+            await asyncio.sleep(0.05)
+        await passed_on(area, key)
+
+    monkeypatch.setattr(TextArea, "_on_key", busy)
+    box: list[Input] = []
+
+    def type_on_when_the_box_has_the_focus(message: Message) -> None:
+        if isinstance(message, events.Focus) and box and app.focused is box[0]:
+            box.clear()
+            for key in "ngoes":
+                app.post_message(events.Key(key, key))
+
+    async with app.run_test(size=SIZE, message_hook=type_on_when_the_box_has_the_focus) as pilot:
+        screen = await open_preview(pilot)
+        assert app.focused is screen.query_one("#preview-text")
+        box.append(screen.query_one("#preview-message", Input))
+        for key in "ma":
+            app.post_message(events.Key(key, key))
+        assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
+
+
+async def test_letters_typed_while_preview_is_slow_to_open_all_reach_the_box(
+    app: MemoryApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first visit to Preview takes a moment to mount: no letter typed meanwhile is
+    lost or typed out of order, as the app reads no key until the screen is mounted."""
+    from textual import events
+
+    import memoryctl.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    mount = PreviewScreen.on_mount
+
+    async def slow(screen: PreviewScreen) -> None:
+        await asyncio.sleep(0.1)
+        mount(screen)
+
+    monkeypatch.setattr(PreviewScreen, "on_mount", slow)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        for key in "5mangoes":
+            app.post_message(events.Key(key, key))
+        await until(pilot, lambda: isinstance(app.screen, PreviewScreen))
+        assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
+
+
 @pytest.mark.parametrize("size", [(100, 32), (80, 24)])
 async def test_the_side_panel_keeps_its_lines_and_the_meter_its_bar_when_it_scrolls(
     app: MemoryApp, size: tuple[int, int]

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 
 from memoryctl.tui.keys import (
+    box_for_letter,
     help_keys,
     keys_in_front,
     own_bindings,
@@ -64,9 +65,17 @@ class MemoryApp(App[None]):
             "ctrl+q", "quit", "Quit", priority=True, id="memoryctl.quit", tooltip="Quit memoryctl"
         ),
         *help_keys(),
+        # Priority: a number key switches screens as the app reads it, so each key typed
+        # after it reaches the new screen, in the order typed (`check_action` lets a text
+        # box with the focus type the digit instead).
         *(
             Binding(
-                key, f"show_screen('{mode}')", name, id=f"memoryctl.screen.{mode}", tooltip=what
+                key,
+                f"show_screen('{mode}')",
+                name,
+                priority=True,
+                id=f"memoryctl.screen.{mode}",
+                tooltip=what,
             )
             for mode, key, name, what in SCREENS
         ),
@@ -185,13 +194,23 @@ class MemoryApp(App[None]):
             self._last_input = time.monotonic()
             if isinstance(event, events.Key):
                 self._sent_to[event] = self.screen
+                self.focus_box_for(event)
         await super().on_event(event)
 
+    def focus_box_for(self, key: events.Key) -> None:
+        """A letter that no key in front takes, typed where the screen in front sends
+        letters to its text box (Preview's message): the box takes the focus at once, as
+        the app reads the letter, so this letter and every one after it go to the box
+        alone, in the order they were typed."""
+        box = box_for_letter(self.screen, key)
+        if box is not None:
+            self.screen.set_focus(box)
+
     def on_key(self, event: events.Key) -> None:
-        """A key typed just after a number key goes to the screen in front as it arrives,
-        before the number key has switched screens (a screen's keys are looked up once the
-        key has passed its widgets): it comes back unused from a screen no longer shown.
-        A letter is sent on to the screen in front, so it is typed there, not lost."""
+        """A key that went to a screen which another replaced while the key passed its
+        widgets (a memory opened or closed just before it) comes back unused from a screen
+        no longer shown. A letter is sent on to the screen in front, so it is typed there,
+        not lost."""
         sent_to = self._sent_to.pop(event, None)
         screen = self.screen
         if sent_to is screen:
@@ -201,7 +220,9 @@ class MemoryApp(App[None]):
             return
         if event.key in screen.active_bindings:
             return  # the screen in front has a key for it, and that key has done its work
-        (screen.focused or screen).post_message(events.Key(event.key, event.character))
+        key = events.Key(event.key, event.character)
+        self.focus_box_for(key)
+        (screen.focused or screen).post_message(key)
 
     def say_why_not(self, screen: Screen, key: str) -> None:
         """A key of the screen in front that does nothing now (nothing to undo, no pin to
@@ -228,7 +249,7 @@ class MemoryApp(App[None]):
         """One of the app's keys pressed in a dialog, which takes it (a number key, import,
         sync): the dialog is to be answered or closed first."""
         for binding in registered_bindings(own_bindings(self)):
-            if binding.key == key and not binding.priority:
+            if binding.key == key:
                 shown = self.get_key_display(binding)
                 self.notify(
                     f"Close the dialog first (esc), then press {shown} for {binding.description}.",
@@ -273,10 +294,28 @@ class MemoryApp(App[None]):
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever runs after the app (a test suite) collects them again
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show_screen":
+            return self.screen_keys_work(str(parameters[0]))
+        return True
+
+    def screen_keys_work(self, mode: str) -> bool:
+        """Whether the number key of `mode` switches screens now: not in a dialog, which
+        takes it (`say_close_first`), nor while the widget with the focus types it (the
+        filter, the editor, the message box), where it is a digit."""
+        screen = self.screen
+        if screen.is_modal:
+            return False
+        focused = screen.focused
+        key = next(key for name, key, *_ in SCREENS if name == mode)
+        return focused is None or not focused.check_consume_key(key, key)
+
     def action_show_screen(self, mode: str) -> None:
         """Go to one of the numbered screens, back at its base (a memory opened there
         closes); where a screen opened there holds text not saved (the editor, a new
-        correction), to that screen, as it was left."""
+        correction), to that screen, as it was left. (On a screen's first visit, Textual
+        reads no further key until the screen is mounted: a letter typed after the
+        number key finds its widgets.)"""
         if isinstance(self.screen, ModalScreen):
             return
         self.switch_mode(mode)

@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
+from textual import events
+from textual.actions import parse
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import Screen
+from textual.widget import Widget
 
 BINDING_PREFIX = "memoryctl."
 
@@ -52,14 +55,21 @@ def own_bindings(node: DOMNode) -> list[Binding]:
 def keys_in_front(app: App[object], screen: Screen[object]) -> list[tuple[DOMNode, Binding]]:
     """memoryctl's bindings that can act on the screen in front, each with its node: the
     app's, the screen's and its widgets'. A dialog (a modal screen) takes every key but
-    the app's priority ones (ctrl+q), as Textual sends keys, so the app's others (the
-    screens' numbers, import, sync) are no key of a dialog's."""
+    the app's priority ones (ctrl+q), as Textual sends keys, so the app's others (import,
+    sync) are no key of a dialog's; nor are the screens' numbers, priority keys the app
+    turns off in a dialog (`MemoryApp.screen_keys_work`)."""
     return [
         (node, binding)
         for node in [app, screen, *screen.query("*")]
         for binding in own_bindings(node)
-        if node is not app or binding.priority or not screen.is_modal
+        if node is not app or not screen.is_modal or (binding.priority and allowed(app, binding))
     ]
+
+
+def allowed(node: DOMNode, binding: Binding) -> bool:
+    """Whether `node` lets its binding act now (its `check_action`)."""
+    _, name, parameters = parse(binding.action)
+    return node.check_action(name, parameters) is not False
 
 
 def registered_bindings(bindings: Iterable[Binding]) -> list[Binding]:
@@ -80,6 +90,20 @@ def typed_where_focused(screen: Screen[object], node: DOMNode, key: str) -> bool
     if focused is None or node is focused or focused.loading:
         return False
     return focused.check_consume_key(key, key_to_character(key))
+
+
+def box_for_letter(screen: Screen[object], key: events.Key) -> Widget | None:
+    """The text box a key typed on `screen` goes to, if any: the one the screen names
+    for letters (`letters_box`, Preview's message), when the key is printable and no key
+    in front takes it (a number key, `?`)."""
+    letters_box = getattr(screen, "letters_box", None)
+    if letters_box is None or not key.is_printable:
+        return None
+    active = screen.active_bindings.get(key.key)
+    if active is not None and active.enabled:
+        return None
+    box: Widget | None = letters_box()
+    return box
 
 
 def bound_actions(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -309,25 +309,13 @@ class PreviewScreen(AppScreen):
             return self.focused is self.query_one("#preview-message", Input)
         return True
 
-    def on_key(self, event: events.Key) -> None:
-        """A letter typed while the bundle has the focus starts the message: the box takes
-        the focus and the letter. So does one typed before the screen has given the bundle
-        the focus (on its first visit), and one that reached the bundle before the box took
-        the focus (the box stops every letter it is given), so that none is lost. Digits
-        and the other keys keep their bindings."""
-        box = self.query_one("#preview-message", Input)
-        character = event.character
-        if (
-            self.focused in (None, box, self.query_one("#preview-text", TextArea))
-            and event.is_printable
-            and character is not None
-            and not character.isdigit()
-            and character != "?"
-        ):
-            event.stop()
-            event.prevent_default()
-            box.focus()
-            box.insert_text_at_cursor(character)
+    def letters_box(self) -> Input | None:
+        """Where a letter typed here goes (`MemoryApp.focus_box_for`): a letter typed
+        while the bundle has the focus, or before the screen has given it the focus,
+        starts the message. None until the screen's widgets are there."""
+        if not self.is_mounted or self.focused not in (None, *self.query("#preview-text")):
+            return None
+        return self.query_one("#preview-message", Input)
 
     def on_descendant_focus(self) -> None:
         self.refresh_bindings()  # esc is offered only while the message box has the focus
