@@ -460,6 +460,38 @@ async def test_letters_typed_while_preview_is_slow_to_open_all_reach_the_box(
         assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
 
 
+async def test_quitting_with_the_preview_key_in_the_same_breath_closes_cleanly(
+    app: MemoryApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+q and 5 read together: Preview starts as the app closes, with no widgets."""
+    from textual import events
+
+    import memoryctl.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        for key in ("ctrl+q", "5"):
+            app.post_message(events.Key(key, None))
+    assert app.return_code == 0
+
+
+async def test_nothing_is_built_ahead_once_the_person_has_quit(
+    app: MemoryApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memoryctl.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert built_ahead(app) is None
+        monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 0.0)  # idle long enough
+        app.exit()
+        app.build_ahead()  # the idle timer fires as the app starts to close
+        assert built_ahead(app) is None
+    assert app.return_code == 0
+
+
 @pytest.mark.parametrize("size", [(100, 32), (80, 24)])
 async def test_the_side_panel_keeps_its_lines_and_the_meter_its_bar_when_it_scrolls(
     app: MemoryApp, size: tuple[int, int]

@@ -268,8 +268,8 @@ class MemoryApp(App[None]):
         screen out once its content is in (`ScreenReady`, Textual's private
         `Screen._refresh_layout`). `test_preview_is_built_ahead_while_the_list_is_read`
         fails when that stops working."""
-        if not self.is_running:
-            return  # closing: its screens are being closed
+        if not self.is_running or self.return_code is not None:
+            return  # closing, or asked to: its screens are being closed
         if time.monotonic() - self._last_input < IDLE_BEFORE_AHEAD or self.vault.last_sync is None:
             return
         if any(not screen.is_mounted for screen in self._built_ahead):

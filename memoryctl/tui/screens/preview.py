@@ -207,6 +207,8 @@ class PreviewScreen(AppScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        if not self.query("#preview-text"):
+            return  # the app quit before the screen's widgets were mounted (built ahead)
         self.loading_soon(self.query_one("#preview-text", TextArea))
         self.query_one("#preview-side").border_title = "Tokens and what was left out"
         self.reload()
