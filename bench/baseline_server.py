@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -46,9 +47,29 @@ def package(workdir: Path) -> Path | None:
 
 
 def environment(env: dict[str, str], source: Path, cache: Path) -> dict[str, str]:
-    """`env` for a process of the baseline: its package first on the path, and an index
-    of its own (the two servers' index formats differ)."""
-    return {**env, "PYTHONPATH": str(source), "MEMORYCTL_CACHE_DIR": str(cache)}
+    """`env` for a process of the baseline: its package first on the path (and not the
+    current folder's, which `python -m` would put before it), and an index of its own
+    (the two servers' index formats differ)."""
+    return {
+        **env,
+        "PYTHONPATH": str(source),
+        "PYTHONSAFEPATH": "1",
+        "MEMORYCTL_CACHE_DIR": str(cache),
+    }
+
+
+def runs_from(env: dict[str, str], source: Path) -> bool:
+    """Whether `python -m memoryctl` with `env`, started from here as the bench starts its
+    servers, imports the package in `source` (and not today's, which an earlier
+    bench measured as its own baseline)."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import memoryctl; print(memoryctl.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    imported = Path(found.stdout.strip()).resolve()
+    return found.returncode == 0 and imported.is_relative_to(source.resolve())
 
 
 def vault_copy(root: Path) -> Path:

@@ -190,7 +190,11 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         copy = baseline_server.vault_copy(root)
         cache = workdir / f"cache-{name}-baseline"
         shutil.rmtree(cache, ignore_errors=True)
-        served["baseline"] = (copy, baseline_server.environment(env, source, cache))
+        baseline_env = baseline_server.environment(env, source, cache)
+        if baseline_server.runs_from(baseline_env, source):
+            served["baseline"] = (copy, baseline_env)
+        else:
+            log(f"no baseline server: python -m memoryctl does not import {source}")
     # Today's server and the baseline take turns on the one-process loads, so a change in
     # the machine's load meets both alike; `over_baseline` compares their medians.
     runs = [
