@@ -245,6 +245,26 @@ def test_approve_all_of_one_origin_leaves_the_others_pending(sample_dir, cli):
     assert status(sample_dir) == ""
 
 
+def test_origin_given_before_the_action_limits_it_as_after_it(sample_dir, cli):
+    """`memoryctl review --help` offers --origin on `review` itself: named before the
+    action, it limits approve --all (and the list) just as it does after the action."""
+    cli(*v(sample_dir), "check", "--now", "2026-11-29")
+    result = cli(
+        *v(sample_dir), "review", "--origin", "expiry", "approve", "--all", "--yes", "--json"
+    )
+    assert result.code == 0, result.err
+    assert [o["proposal"]["targets"][0] for o in result.json()["approved"]] == [DINNER]
+    listed = cli(*v(sample_dir), "review", "--origin", "rule", "list", "--json").json()
+    assert found(listed["proposals"]) == {
+        ("retire", LIKES_MANGOES, "rule"),
+        ("retire", OWNS_BIKE, "rule"),
+        ("retire", LISBON, "rule"),
+    }
+    assert len(pending(cli, sample_dir)) == 5
+    everything = cli(*v(sample_dir), "review", "--state", "all", "list", "--json").json()
+    assert len(everything["proposals"]) == 6
+
+
 def test_review_show_gives_the_target_the_reason_and_the_change_as_a_diff(sample_dir, cli):
     cli(*v(sample_dir), "check", "--now", "2026-11-29")
     [pid] = [p["id"] for p in pending(cli, sample_dir) if p["targets"][0]["id"] == LISBON]

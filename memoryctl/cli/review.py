@@ -541,7 +541,9 @@ def batch(parser: argparse.ArgumentParser) -> None:
     from memoryctl.proposals import ORIGINS
 
     parser.add_argument("--all", action="store_true", help="every pending proposal")
-    parser.add_argument("--origin", choices=ORIGINS, help="with --all: only this origin")
+    parser.add_argument(
+        "--origin", choices=ORIGINS, default=argparse.SUPPRESS, help="with --all: only this origin"
+    )
     parser.add_argument("--yes", action="store_true", help="with --all: decide them without asking")
 
 
@@ -588,9 +590,11 @@ def register(command: Command) -> None:
         sub.set_defaults(func=func)
         return sub
 
+    # An action's --state and --origin are those of `review` itself, which may come
+    # before the action: their defaults are suppressed so they never undo it.
     sub = action("list", cmd_review_list, "list proposals (pending by default)")
-    sub.add_argument("--state", choices=STATE_CHOICES, default="pending")
-    sub.add_argument("--origin", choices=ORIGINS)
+    sub.add_argument("--state", choices=STATE_CHOICES, default=argparse.SUPPRESS)
+    sub.add_argument("--origin", choices=ORIGINS, default=argparse.SUPPRESS)
     sub = action("show", cmd_review_show, "a proposal: its targets, reason and diff")
     sub.add_argument("proposal", metavar="ID")
     sub = action("approve", cmd_review_approve, "approve a proposal (or --all of an --origin)")
