@@ -58,6 +58,34 @@ def test_replace_reads_the_new_text_from_stdin_and_can_retitle(sample_dir, cli):
     assert memory["title"] == "Env only" and memory["body"].strip() == NEW_TEXT
 
 
+def test_replace_and_propose_replace_take_the_new_text_without_quotes_as_add_does(sample_dir, cli):
+    words = NEW_TEXT.split()
+    result = cli(*v(sample_dir), "replace", SETTINGS, *words)
+    assert result.code == 0, result.err
+    note = notefile.parse_bytes((sample_dir / SETTINGS_PATH).read_bytes())
+    assert note.body.strip() == NEW_TEXT
+    retitled = cli(*v(sample_dir), "replace", SETTINGS, "--title", "Env only", *words)
+    assert retitled.code == 0, retitled.err
+    assert cli(*v(sample_dir), "show", SETTINGS, "--json").json()["title"] == "Env only"
+    proposed = cli(
+        *v(sample_dir), "propose", "replace", SETTINGS, "Only", "--origin", "user", "the", "file."
+    )
+    assert proposed.code == 0, proposed.err
+    [proposed] = [
+        p
+        for p in cli(*v(sample_dir), "review", "--json").json()["proposals"]
+        if p["action"] == "replace"
+    ]
+    shown = cli(*v(sample_dir), "review", "show", proposed["id"])
+    assert "+Only the file." in shown.out
+    added = cli(*v(sample_dir), "add", "Tea", "--kind", "preference", "after lunch", "--json")
+    assert added.code == 0, added.err
+    assert added.json()["body"].strip() == "Tea after lunch"
+    dashed = cli(*v(sample_dir), "add", "--json", "--", "--dry-run", "writes nothing")
+    assert dashed.code == 0, dashed.err
+    assert dashed.json()["body"].strip() == "--dry-run writes nothing"
+
+
 def test_replace_in_the_editor(sample_dir, cli, tmp_path, monkeypatch):
     editor = tmp_path / "editor.py"
     editor.write_text(

@@ -162,6 +162,16 @@ def finish(vault) -> None:
         note(advice)
 
 
+def text_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """A memory's text as the words typed after the command: the shell has split them,
+    so they need no quotes (`typed_text` joins them again)."""
+    parser.add_argument("body", nargs="*", metavar="BODY|-", help=help)
+
+
+def typed_text(args: argparse.Namespace) -> str | None:
+    return " ".join(args.body) if args.body else None
+
+
 def read_body(value: str | None) -> str:
     if value is None:
         raise UserError("give the memory's text, or - to read it from standard input")

@@ -18,6 +18,8 @@ from memoryctl.cli.common import (
     read_body,
     say,
     short,
+    text_argument,
+    typed_text,
 )
 from memoryctl.memory import KINDS, STATUSES, VISIBILITIES, Memory
 from memoryctl.wording import counted
@@ -103,7 +105,7 @@ def cmd_add(args: argparse.Namespace) -> None:
     from memoryctl.actions import add_memory, same_title_as
     from memoryctl.reach import GuardTripped, correct
 
-    body = read_body(" ".join(args.body) if args.body else None)
+    body = read_body(typed_text(args))
     vault = open_vault(args)
     new = _new_memory(args, body)
     if new.deprecates:
@@ -168,7 +170,7 @@ def _print_reach_summary(vault, memory: Memory) -> None:
 def cmd_correct(args: argparse.Namespace) -> None:
     from memoryctl.reach import GuardTripped, correct
 
-    body = read_body(" ".join(args.body) if args.body else None)
+    body = read_body(typed_text(args))
     vault = open_vault(args)
     new = _new_memory(args, body)
     new.kind = new.kind or "correction"
@@ -405,12 +407,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     )
 
     def memory_options(p: argparse.ArgumentParser, correcting: bool = False) -> None:
-        p.add_argument(
-            "body",
-            nargs="*",
-            metavar="BODY|-",
-            help="the text (quotes are not needed), or - for stdin",
-        )
+        text_argument(p, "the text (quotes are not needed), or - for stdin")
         p.add_argument("--title")
         p.add_argument("--kind", help=f"one of {', '.join(KINDS)} (others allowed)")
         p.add_argument("--tag", action="append", metavar="TAG")

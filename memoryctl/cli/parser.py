@@ -17,6 +17,22 @@ from memoryctl.cli.common import EXIT_USAGE, check_changes, note
 
 
 class Parser(argparse.ArgumentParser):
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        """A command's own words and options in any order (`add Tea --kind preference
+        after lunch`, `replace ID --title T new text`): argparse alone would take the
+        words after the first option as unrecognized. A parser with commands under it
+        parses as argparse does, since it hands the rest to the command's parser; so
+        does one given `--`, which argparse's intermixed parsing would drop."""
+        if self._subparsers is not None or self._intermixing or "--" in (args or ()):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"memoryctl: {message}\n")

@@ -25,6 +25,8 @@ from memoryctl.cli.common import (
     open_vault,
     read_body,
     say,
+    text_argument,
+    typed_text,
 )
 
 Command = Callable[[str, Callable[..., None], str], argparse.ArgumentParser]
@@ -110,8 +112,8 @@ def _print_consequences(outcome) -> None:
 def cmd_propose(args: argparse.Namespace) -> None:
     from memoryctl.review import propose
 
-    body = read_body(args.body) if args.action == "replace" else None
-    if args.action != "replace" and args.body is not None:
+    body = read_body(typed_text(args)) if args.action == "replace" else None
+    if args.action != "replace" and args.body:
         raise UserError(f"propose {args.action} takes no text; give the reason with --reason")
     vault = open_vault(args)
     proposal, created = propose(
@@ -452,7 +454,7 @@ def _edit_in_editor(text: str) -> str:
 
 def cmd_replace(args: argparse.Namespace) -> None:
     if args.editor:
-        if args.body is not None:
+        if args.body:
             raise UserError("give the new text or --editor, not both")
         vault = open_vault(args)
         current = vault.resolve(args.id)
@@ -461,7 +463,7 @@ def cmd_replace(args: argparse.Namespace) -> None:
             say("No change.")
             return
     else:
-        body = read_body(args.body)
+        body = read_body(typed_text(args))
     _act(args, "replace", body=body, title=args.title)
 
 
@@ -554,7 +556,7 @@ def register(command: Command) -> None:
     p = command("propose", cmd_propose, "propose retiring, replacing or reviewing a memory")
     p.add_argument("action", choices=PROPOSAL_WORDS)
     p.add_argument("id", metavar="ID")
-    p.add_argument("body", nargs="?", metavar="BODY|-", help="replace: the new text, or -")
+    text_argument(p, "replace: the new text (quotes are not needed), or -")
     p.add_argument("--reason", help="why, in words (required for retire and review)")
     p.add_argument(
         "--origin",
@@ -627,7 +629,7 @@ def register(command: Command) -> None:
 
     p = command("replace", cmd_replace, "replace a memory's text in place (git keeps the old)")
     p.add_argument("id", metavar="ID")
-    p.add_argument("body", nargs="?", metavar="BODY|-", help="the new text, or - for stdin")
+    text_argument(p, "the new text (quotes are not needed), or - for stdin")
     p.add_argument("--editor", action="store_true", help="write the new text in $EDITOR")
     p.add_argument("--title", help="a new title as well")
     with_note(p)
