@@ -755,6 +755,15 @@ def test_deprecated_strings_shorter_than_three_characters_are_refused(
 # --- detaching -------------------------------------------------------------------------
 
 
+def test_detach_by_short_ids_names_both_memories_in_full(story: Story):
+    pr = story.add("PR 1705 merged in alpha/one.", "2026-01-01")
+    fix = story.correction("alpha/one moved to beta/two.", "2026-02-01", "alpha/one")
+    detached = story.ok("detach", fix[:4], pr[:4]).out
+    assert detached.startswith(f"Detached: {pr} (PR 1705 merged in alpha/one.) from {fix} (")
+    undone = story.ok("detach", fix[:4], pr[:4], "--undo").out
+    assert undone.startswith(f"Reattached: {pr} (PR 1705 merged in alpha/one.) to {fix} (")
+
+
 def test_detach_stops_one_now_line_survives_rebuilds_and_undo_restores_it(story: Story):
     pr = story.add("PR 1705 merged in alpha/one.", "2026-01-01")
     ci = story.add("CI for alpha/one is flaky.", "2026-01-02")
@@ -762,7 +771,7 @@ def test_detach_stops_one_now_line_survives_rebuilds_and_undo_restores_it(story:
     path = story.path_of(fix)
 
     result = story.ok("detach", fix, pr)
-    assert f"Detached: {pr} from {fix}." in result.out
+    assert f"Detached: {pr} (" in result.out
     assert frontmatter(path)["detached"] == [pr]
     message = story.git("log", "-1", "--format=%B")
     assert message.startswith("Detach correction alpha/one moved to beta/two.")
@@ -788,7 +797,7 @@ def test_detach_stops_one_now_line_survives_rebuilds_and_undo_restores_it(story:
     assert "already detached" in again.err
 
     undone = story.ok("detach", fix, pr, "--undo")
-    assert f"Reattached: {pr} to {fix}." in undone.out
+    assert f"Reattached: {pr} (" in undone.out
     assert "detached" not in frontmatter(path)
     assert story.git("log", "-1", "--format=%s").startswith("Reattach correction")
     assert story.git("status", "--porcelain") == ""

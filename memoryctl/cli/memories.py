@@ -256,8 +256,9 @@ def cmd_detach(args: argparse.Namespace) -> None:
     if args.json:
         emit_json({"id": correction.id, "detached": list(correction.detached)})
         return
-    verb = "Reattached" if args.undo else "Detached"
-    say(f"{verb}: {args.memory} {'to' if args.undo else 'from'} {correction.id}.")
+    memory = vault.resolve(args.memory)
+    verb, between = ("Reattached", "to") if args.undo else ("Detached", "from")
+    say(f"{verb}: {memory.id} ({memory.title}) {between} {correction.id} ({correction.title}).")
 
 
 def _now_json(now: Sequence[Memory]) -> list[dict[str, str]]:
