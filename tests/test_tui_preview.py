@@ -266,6 +266,31 @@ async def test_typing_on_the_preview_goes_into_the_message_box(
         assert box.value == "peanuts?s"
 
 
+async def test_esc_off_the_message_box_says_why_and_the_help_lists_it_off(
+    app: MemoryApp,
+) -> None:
+    from memoryctl.tui.screens.help import HelpScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        await open_preview(pilot)
+        app.clear_notifications()
+        why = "You are not typing a message: a letter or ctrl+l starts one."
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(toasts(app)))
+        assert toasts(app) == [why]
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert app.screen.off_rows == [("esc", "Done typing", why)]
+        await pilot.press("escape", "m", "f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert app.screen.off_rows == []
+        assert (
+            "esc",
+            "Done typing",
+            "Leave the message box, so the number keys switch screens again",
+        ) in app.screen.rows
+
+
 def built_ahead(app: MemoryApp) -> PreviewScreen | None:
     """The Preview screen the app built while the person was elsewhere, if it has."""
     try:

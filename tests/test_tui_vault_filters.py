@@ -226,3 +226,58 @@ async def test_x_clear_all_is_offered_once_a_filter_is_chosen_and_gone_once_clea
         await pilot.press("x")
         await list_shows(pilot)
         assert "x" not in footer_keys(app.screen)
+
+
+async def help_rows_now(
+    pilot: Pilot,
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """The help's rows (keys, name, what) for where the focus is: those that act, and
+    those under "Off now" with why; the help is closed again."""
+    from memoryctl.tui.screens.help import HelpScreen
+
+    await pilot.press("f1")
+    await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen))
+    help_screen = pilot.app.screen
+    assert isinstance(help_screen, HelpScreen)
+    rows, off = help_screen.rows, help_screen.off_rows
+    await pilot.press("escape")
+    await until(pilot, lambda: not isinstance(pilot.app.screen, HelpScreen))
+    return rows, off
+
+
+async def test_while_the_filters_have_the_focus_esc_is_one_row_and_x_is_off_with_why(
+    vault: Vault,
+) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await list_shows(pilot)
+        await pilot.press("f")
+        await settled(pilot)
+        rows, off = await help_rows_now(pilot)
+        assert [name for keys, name, _ in rows + off if keys == "esc"] == ["Close filters"]
+        assert ("x", "Clear all", "No filter is chosen: there is nothing to clear.") in off
+        assert "x" not in {keys for keys, _, _ in rows}
+        assert "Clear filter" not in {name for _, name, _ in rows + off}
+
+
+async def test_esc_with_no_filter_typed_says_so_and_the_help_lists_it_off(vault: Vault) -> None:
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await list_shows(pilot)
+        app.clear_notifications()
+        why = "No filter is typed: there is nothing to clear (/ starts one)."
+        await pilot.press("escape")
+        await until(pilot, lambda: bool(toasts(app)))
+        assert toasts(app) == [why]
+        rows, off = await help_rows_now(pilot)
+        assert ("esc", "Clear filter", why) in off
+        # What works is what the footer offers; what is off, it leaves out.
+        footer = footer_keys(app.screen)
+        shown = {name for _, name, _ in rows}
+        assert set(footer.values()) <= shown
+        assert not {name for _, name, _ in off} & set(footer.values())
+        await pilot.press("slash", *"mango")
+        await settled(pilot)
+        rows, off = await help_rows_now(pilot)
+        assert ("esc", "Clear filter", "Clear the filter and go back to the list") in rows
+        assert not off

@@ -17,10 +17,9 @@ from textual.timer import Timer
 from memoryctl.tui.keys import (
     box_for_letter,
     help_keys,
-    keys_in_front,
+    keys_now,
     own_bindings,
     registered_bindings,
-    typed_where_focused,
 )
 from memoryctl.tui.screen_modes import SCREENS
 from memoryctl.tui.screens.base import FilesChanged, ScreenReady
@@ -66,8 +65,8 @@ class MemoryApp(App[None]):
         ),
         *help_keys(),
         # Priority: a number key switches screens as the app reads it, so each key typed
-        # after it reaches the new screen, in the order typed (`check_action` lets a text
-        # box with the focus type the digit instead).
+        # after it reaches the new screen, in the order typed (a text box with the focus
+        # types the digit instead).
         *(
             Binding(
                 key,
@@ -226,24 +225,17 @@ class MemoryApp(App[None]):
 
     def say_why_not(self, screen: Screen, key: str) -> None:
         """A key of the screen in front that does nothing now (nothing to undo, no pin to
-        move) says why, in the screen's words, instead of doing nothing silently."""
-        from memoryctl.tui.screens.base import why_it_is_off
-
+        move) says why, in the screen's words, instead of doing nothing silently: the
+        words the help shows beside it."""
         active = screen.active_bindings.get(key)
         if active is not None and active.enabled:
             return
         if screen.is_modal:
             self.say_close_first(key)
             return
-        # The widget with the focus and those around it (the filters' bar), then the screen.
-        focused = screen.focused
-        around = [n for n in focused.ancestors_with_self if n is not self] if focused else []
-        for node in dict.fromkeys([*around, screen]):
-            for binding in registered_bindings(own_bindings(node)):
-                why = why_it_is_off(node, binding.action) if binding.key == key else None
-                if why:
-                    self.notify(why, severity="warning")
-                    return
+        why = keys_now(self, screen).why_off(key)
+        if why:
+            self.notify(why, severity="warning")
 
     def say_close_first(self, key: str) -> None:
         """One of the app's keys pressed in a dialog, which takes it (a number key, import,
@@ -295,20 +287,12 @@ class MemoryApp(App[None]):
         gc.unfreeze()  # whatever runs after the app (a test suite) collects them again
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The number keys are off in a dialog, which takes them (`say_close_first`). A
+        # text box with the focus types them: Textual leaves a key out of the bindings
+        # above the widget that takes it, priority ones too.
         if action == "show_screen":
-            return self.screen_keys_work(str(parameters[0]))
+            return not self.screen.is_modal
         return True
-
-    def screen_keys_work(self, mode: str) -> bool:
-        """Whether the number key of `mode` switches screens now: not in a dialog, which
-        takes it (`say_close_first`), nor while the widget with the focus types it (the
-        filter, the editor, the message box), where it is a digit."""
-        screen = self.screen
-        if screen.is_modal:
-            return False
-        focused = screen.focused
-        key = next(key for name, key, *_ in SCREENS if name == mode)
-        return focused is None or not focused.check_consume_key(key, key)
 
     def action_show_screen(self, mode: str) -> None:
         """Go to one of the numbered screens, back at its base (a memory opened there
@@ -485,17 +469,13 @@ class MemoryApp(App[None]):
         self.notify(f"Sync stopped: {message.error}", severity="error", timeout=10)
 
     def action_help(self) -> None:
-        """The keys of the screen in front (a dialog's own, in front of a dialog), and
-        apart from them those the text box with the focus types."""
+        """The keys that act where the focus is (a dialog's own, in front of a dialog),
+        as the footer offers them; apart from them those that do nothing now, each with
+        why, and those the text box with the focus types."""
         if isinstance(self.screen, HelpScreen):
             return
-        screen = self.screen
-        shown: list[Binding] = []
-        typed: list[Binding] = []
-        for node, binding in keys_in_front(self, screen):
-            for one in registered_bindings([binding]):
-                (typed if typed_where_focused(screen, node, one.key) else shown).append(one)
-        self.push_screen(HelpScreen(registered_bindings(shown), typed))
+        keys = keys_now(self, self.screen)
+        self.push_screen(HelpScreen(keys.acting, keys.typed, keys.off))
 
 
 def make_app(vault: Vault, *, watch: bool = True, start: str = "vault") -> MemoryApp:

@@ -4,6 +4,7 @@ screen and the command palette are both drawn from it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import partial
 
 from textual import events
@@ -57,7 +58,7 @@ def keys_in_front(app: App[object], screen: Screen[object]) -> list[tuple[DOMNod
     app's, the screen's and its widgets'. A dialog (a modal screen) takes every key but
     the app's priority ones (ctrl+q), as Textual sends keys, so the app's others (import,
     sync) are no key of a dialog's; nor are the screens' numbers, priority keys the app
-    turns off in a dialog (`MemoryApp.screen_keys_work`)."""
+    turns off in a dialog (`MemoryApp.check_action`)."""
     return [
         (node, binding)
         for node in [app, screen, *screen.query("*")]
@@ -66,10 +67,12 @@ def keys_in_front(app: App[object], screen: Screen[object]) -> list[tuple[DOMNod
     ]
 
 
-def allowed(node: DOMNode, binding: Binding) -> bool:
-    """Whether `node` lets its binding act now (its `check_action`)."""
+def allowed(node: DOMNode, binding: Binding, *, strictly: bool = False) -> bool:
+    """Whether `node` lets its binding act now (its `check_action`); a binding shown but
+    turned off (None: the footer dims it) counts as allowed unless `strictly`."""
     _, name, parameters = parse(binding.action)
-    return node.check_action(name, parameters) is not False
+    allows = node.check_action(name, parameters)
+    return bool(allows) if strictly else allows is not False
 
 
 def registered_bindings(bindings: Iterable[Binding]) -> list[Binding]:
@@ -82,6 +85,58 @@ def registered_bindings(bindings: Iterable[Binding]) -> list[Binding]:
     return list(found.values())
 
 
+@dataclass(frozen=True)
+class KeysNow:
+    """The keys of the screen in front as they stand now, one binding a key: those that
+    act, those that do nothing now with why (the reason their node gives, "" for none),
+    and those the text box with the focus types."""
+
+    acting: list[Binding]
+    off: list[tuple[Binding, str]]
+    typed: list[Binding]
+
+    def why_off(self, key: str) -> str | None:
+        return next((why for binding, why in self.off if binding.key == key), None)
+
+
+def keys_now(app: App[object], screen: Screen[object]) -> KeysNow:
+    """memoryctl's keys where the focus is, each key once, as Textual sends it: the app's
+    priority keys first (from the app down to the focus), then from the widget with the
+    focus up to the app. A key goes to the first binding that acts now; two bindings of
+    one key (esc on the filters and on the screen) are one row, the one that acts. A key
+    whose bindings are all off is off; one the text box with the focus takes is typed.
+    Keys of widgets away from the focus (the filter's ↓ while the list has it) are not
+    keys here."""
+    from memoryctl.tui.screens.base import why_it_is_off
+
+    focused = screen.focused
+    chain = list(focused.ancestors_with_self) if focused and not focused.loading else []
+    depth = {node: at for at, node in enumerate(reversed(chain or [screen, app]))}
+    found: dict[str, list[tuple[DOMNode, Binding]]] = {}
+    for node, binding in keys_in_front(app, screen):
+        if node in depth:
+            for one in registered_bindings([binding]):
+                found.setdefault(one.key, []).append((node, one))
+    acting: list[Binding] = []
+    off: list[tuple[Binding, str]] = []
+    typed: list[Binding] = []
+    for key, bindings in found.items():
+        in_order = sorted(
+            bindings,
+            key=lambda item: (0, depth[item[0]]) if item[1].priority else (1, -depth[item[0]]),
+        )
+        taking = [(n, b) for n, b in in_order if not typed_where_focused(screen, n, key)]
+        on = [b for n, b in taking if allowed(n, b, strictly=True)]
+        if on:
+            acting.append(on[0])
+        elif not taking:
+            typed.append(in_order[0][1])
+        else:
+            whys = [why_it_is_off(n, b.action) or "" for n, b in taking]
+            off.append((taking[0][1], next((why for why in whys if why), "")))
+    return KeysNow(acting, off, typed)
+
+
 def typed_where_focused(screen: Screen[object], node: DOMNode, key: str) -> bool:
     """Whether the widget with the focus (a text box) takes `key` as typing, before the
     binding of `node` sees it, as Textual has it: `1` or `?` in the filter, the editor
@@ -89,7 +144,9 @@ def typed_where_focused(screen: Screen[object], node: DOMNode, key: str) -> bool
     focused = screen.focused
     if focused is None or node is focused or focused.loading:
         return False
-    return focused.check_consume_key(key, key_to_character(key))
+    # Textual names `/` "slash", a name it does not turn back into the character.
+    character = "/" if key == "slash" else key_to_character(key)
+    return focused.check_consume_key(key, character)
 
 
 def box_for_letter(screen: Screen[object], key: events.Key) -> Widget | None:

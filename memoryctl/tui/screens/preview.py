@@ -311,6 +311,11 @@ class PreviewScreen(AppScreen):
             return self.focused is self.query_one("#preview-message", Input)
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if action == "leave_message":
+            return "You are not typing a message: a letter or ctrl+l starts one."
+        return None
+
     def letters_box(self) -> Input | None:
         """Where a letter typed here goes (`MemoryApp.focus_box_for`): a letter typed
         while the bundle has the focus, or before the screen has given it the focus,

@@ -555,6 +555,11 @@ class VaultScreen(AppScreen):
             return self._filter_typed or self.focused is self.query_one("#filter", Input)
         return True
 
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str | None:
+        if action == "clear_filter":
+            return "No filter is typed: there is nothing to clear (/ starts one)."
+        return None
+
     # Focus moves at once (`Widget.focus` waits a turn) for the same reason.
     def action_focus_filter(self) -> None:
         self.set_focus(self.query_one("#filter", Input))

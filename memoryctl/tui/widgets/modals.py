@@ -35,8 +35,9 @@ DIALOG_CSS = """
 
 class Dialog(ModalScreen[Answer]):
     """A dialog in front of a screen. As Textual has it, a dialog takes every key but the
-    app's priority ones (ctrl+q, ctrl+p): the screens' number keys, import and sync wait
-    until it is closed. f1 (and ? where nothing is typed) shows the dialog's own keys."""
+    app's priority ones (ctrl+q, ctrl+p; the number keys, priority keys, are off in a
+    dialog): the screens' number keys, import and sync wait until it is closed. f1 (and
+    ? where nothing is typed) shows the dialog's own keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = help_keys()
 
