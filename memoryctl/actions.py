@@ -54,6 +54,7 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
 
     path.mkdir(parents=True, exist_ok=True)
     created: list[str] = []
+    gitrepo.refuse_unless_usable(path)
     new_repo = not gitrepo.is_repo(path)
     if new_repo:
         gitrepo.init(path)

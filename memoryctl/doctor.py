@@ -63,7 +63,9 @@ def diagnose(vault: Vault) -> list[Finding]:
             findings.append(Finding("warning", path, reason))
     findings += review_findings(vault)
     findings += crash_findings(vault)
-    if not vault.is_git:
+    if vault.git_refusal is not None:
+        findings.append(Finding("error", ".", f"git will not work here: {vault.git_refusal}"))
+    elif not vault.is_git:
         findings.append(
             Finding("warning", ".", "the vault is not a git repository; changes have no history")
         )

@@ -22,7 +22,7 @@ from typing import Any
 from memoryctl.conflicts import Conflict
 from memoryctl.moments import iso
 from memoryctl.storage import atomic, gitdriver, gitsync, seal
-from memoryctl.storage.gitrepo import GitError, _git, _run, write_blobs
+from memoryctl.storage.gitrepo import GitError, _git, _run, refuse_unless_usable, write_blobs
 from memoryctl.storage.merge import merge_plain, merges_by_key
 from memoryctl.storage.scan import is_memory_path
 from memoryctl.storage.vault import Vault, VaultError
@@ -325,6 +325,7 @@ def sync(
     the merge rather than meet it halfway; the fetch and the push, which wait on the
     network, run outside it."""
     root = vault.root
+    refuse_unless_usable(root)
     if not vault.is_git:
         raise SyncError(f"{root} is not a git repository, so it cannot sync")
     with vault.writing():

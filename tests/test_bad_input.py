@@ -3,6 +3,7 @@ memoryctl or git own."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -95,3 +96,29 @@ def test_export_into_an_agents_file_of_the_vault_still_works(sample_dir, cli, mo
     result = cli("--vault", str(sample_dir), "export", "--format", "agents-md")
     assert result.code == 0, result.err
     assert Path(sample_dir / "AGENTS.md").exists()
+
+
+def test_a_vault_whose_git_is_gone_refuses_to_write_rather_than_leave_changes_uncommitted(
+    vault_dir, cli
+):
+    """A `.git` that git will not use (it points at a repository that was moved, or
+    another user owns the folder): every change would be written and never committed.
+    memoryctl says why and writes nothing; reading still works."""
+    v = ("--vault", str(vault_dir))
+    kept = cli(*v, "add", "Written while git still worked").out.strip()
+    shutil.rmtree(vault_dir / ".git")
+    (vault_dir / ".git").write_text("gitdir: ../moved-away/.git\n")
+    files = sorted(p.name for p in (vault_dir / "memories").rglob("*.md"))
+    added = cli(*v, "add", "Written after git went away")
+    assert added.code == 1
+    [line] = added.err.splitlines()
+    assert str(vault_dir) in line and "not a git repository" in line
+    assert sorted(p.name for p in (vault_dir / "memories").rglob("*.md")) == files
+    pinned = cli(*v, "pin", kept)
+    assert pinned.code == 1 and str(vault_dir) in pinned.err
+    assert cli(*v, "show", kept, "--json").json()["pinned"] is False
+    assert [m["id"] for m in cli(*v, "list", "--json").json()] == [kept]
+    doctor = cli(*v, "doctor")
+    assert doctor.code == 1 and "not a git repository" in doctor.out
+    synced = cli(*v, "sync")
+    assert synced.code == 1 and "git will not work in" in synced.err

@@ -73,10 +73,38 @@ def stale_lock(root: Path, now: float | None = None) -> tuple[str, float] | None
     return (".git/index.lock", age) if age >= STALE_LOCK_SECONDS else None
 
 
+class GitRefused(GitError):
+    """The folder has a `.git`, but git will not work in it: another user owns the
+    folder, or `.git` names a repository that has gone. Nothing is written there that
+    could not be committed."""
+
+    def __init__(self, root: Path, reason: str) -> None:
+        self.root = root
+        self.reason = reason
+        super().__init__(f"git will not work in {root}: {reason}; nothing was written")
+
+
+def refusal(root: Path) -> str | None:
+    """Why git will not work in a folder that has a `.git`, in git's words (with the
+    command it advises, if any); None when it works."""
+    result = _git(root, "rev-parse", "--is-inside-work-tree", check=False)
+    if result.returncode == 0:
+        return None
+    lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+    reason = lines[0].removeprefix("fatal: ") if lines else "git rev-parse failed"
+    advice = next((line for line in lines[1:] if line.startswith("git config")), None)
+    return f"{reason} ({advice})" if advice else reason
+
+
 def is_repo(root: Path) -> bool:
-    if not (root / ".git").exists():
-        return False
-    return _git(root, "rev-parse", "--is-inside-work-tree", check=False).returncode == 0
+    return (root / ".git").exists() and refusal(root) is None
+
+
+def refuse_unless_usable(root: Path) -> None:
+    """Raise `GitRefused` when the folder has a `.git` that git will not work in."""
+    reason = refusal(root) if (root / ".git").exists() else None
+    if reason is not None:
+        raise GitRefused(root, reason)
 
 
 def init(root: Path) -> None:

@@ -202,13 +202,23 @@ class Vault:
 
     @property
     def is_git(self) -> bool:
-        # Asked before every commit: git is asked once, and the folder checked each time.
+        return (self.root / ".git").exists() and self.git_refusal is None
+
+    @property
+    def git_refusal(self) -> str | None:
+        """Why git will not work in this vault although it has a `.git`; None when it
+        works, or when there is no `.git`. Asked before every commit: once git has
+        worked it is not asked again (the folder is checked each time), and while it
+        refuses it is asked each time, so a fix made meanwhile is seen."""
         if not (self.root / ".git").exists():
             self._is_git = None
-            return False
+            return None
         if self._is_git is None:
-            self._is_git = gitrepo.is_repo(self.root)
-        return self._is_git
+            reason = gitrepo.refusal(self.root)
+            if reason is not None:
+                return reason
+            self._is_git = True
+        return None
 
     # --- reading ------------------------------------------------------------------
 
@@ -260,6 +270,9 @@ class Vault:
         commit), never while a person decides something. Waits `timeout` seconds for
         another writer (the vault's `lock_timeout` when None) before `VaultBusy`.
         """
+        reason = self.git_refusal if self.config.autocommit else None
+        if reason is not None:
+            raise gitrepo.GitRefused(self.root, reason)  # before a change it cannot commit
         lock = writelock.for_vault(self.root)
         try:
             lock.acquire(self.lock_timeout if timeout is None else timeout)

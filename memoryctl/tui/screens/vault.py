@@ -56,6 +56,8 @@ def count_label(count: int, total: int, wanted: ListFilter) -> str:
 
 
 def not_git_warning(vault: Vault) -> str:
+    if vault.git_refusal is not None:
+        return f"git will not work in {vault.root}: {vault.git_refusal}. Nothing can be saved."
     return (
         f"{vault.root} is not a git repository, so changes will have no history. "
         "Run `memoryctl init` there to start one."
