@@ -10,7 +10,20 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
-from tui_support import SIZE, THEMES, app, quiet, settled, show, toasts, until, vault, vault_path
+from tui_support import (
+    SIZE,
+    THEMES,
+    app,
+    help_rows_now,
+    quiet,
+    said,
+    settled,
+    show,
+    toasts,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp
@@ -269,26 +282,17 @@ async def test_typing_on_the_preview_goes_into_the_message_box(
 async def test_esc_off_the_message_box_says_why_and_the_help_lists_it_off(
     app: MemoryApp,
 ) -> None:
-    from memoryctl.tui.screens.help import HelpScreen
-
     async with app.run_test(size=SIZE) as pilot:
         await open_preview(pilot)
-        app.clear_notifications()
         why = "You are not typing a message: a letter or ctrl+l starts one."
-        await pilot.press("escape")
-        await until(pilot, lambda: bool(toasts(app)))
-        assert toasts(app) == [why]
-        await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
-        assert app.screen.off_rows == [("esc", "Done typing", why)]
-        await pilot.press("escape", "m", "f1")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
-        assert app.screen.off_rows == []
-        assert (
-            "esc",
-            "Done typing",
-            "Leave the message box, so the number keys switch screens again",
-        ) in app.screen.rows
+        assert await said(pilot, "escape") == [why]
+        _, off = await help_rows_now(pilot)
+        assert off == [("esc", "Done typing", why)]
+        await pilot.press("m")
+        rows, off = await help_rows_now(pilot)
+        assert not off
+        leave = "Leave the message box, so the number keys switch screens again"
+        assert ("esc", "Done typing", leave) in rows
 
 
 def built_ahead(app: MemoryApp) -> PreviewScreen | None:
@@ -299,6 +303,21 @@ def built_ahead(app: MemoryApp) -> PreviewScreen | None:
         return None
     assert isinstance(screen, PreviewScreen)
     return screen
+
+
+def build_nothing_ahead(monkeypatch: pytest.MonkeyPatch, idle: float = 3600.0) -> None:
+    """The app builds no screen ahead (or, with `idle` 0, may at once)."""
+    import memoryctl.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", idle)
+
+
+def typed_at_once(app: MemoryApp, keys: str | tuple[str, ...]) -> None:
+    """Keys as a terminal sends them in one read: no pause between them."""
+    from textual import events
+
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
 
 
 async def test_preview_is_built_ahead_while_the_list_is_read_and_shown_on_its_first_visit(
@@ -359,12 +378,9 @@ async def test_every_letter_typed_at_once_after_the_preview_key_arrives_in_the_m
 ) -> None:
     """A person presses 5 and types straight on, while the screen is still being shown
     and its bundle read: the keys come as a terminal sends them, a few milliseconds apart."""
-    from textual import events
-
-    import memoryctl.tui.app as app_module
 
     if not ahead:
-        monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+        build_nothing_ahead(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         if ahead:
@@ -372,7 +388,7 @@ async def test_every_letter_typed_at_once_after_the_preview_key_arrives_in_the_m
         else:
             assert built_ahead(app) is None
         for key in "5mangoes":
-            app.post_message(events.Key(key, key))
+            typed_at_once(app, key)
             await asyncio.sleep(0.01)
         screen = app.screen
         assert isinstance(screen, PreviewScreen)
@@ -384,7 +400,8 @@ async def test_every_letter_typed_at_once_after_the_preview_key_arrives_in_the_m
 
 
 async def typed_into_the_box(pilot: Pilot, word: str) -> str:
-    """What the message box holds once as many letters as `word` has reached it."""
+    """What Preview's message box holds once as many letters as `word` has reached it."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, PreviewScreen))
     screen = pilot.app.screen
     assert isinstance(screen, PreviewScreen)
     box = screen.query_one("#preview-message", Input)
@@ -401,7 +418,6 @@ async def test_letters_typed_as_the_preview_key_switches_screens_keep_their_orde
     with 5 must not come after those typed once Preview is shown ("amngoes")."""
     from textual import events
 
-    import memoryctl.tui.app as app_module
     from memoryctl.tui.screens.vault import VaultScreen
 
     async def busy(screen: VaultScreen, key: events.Key) -> None:
@@ -409,20 +425,17 @@ async def test_letters_typed_as_the_preview_key_switches_screens_keep_their_orde
 
     monkeypatch.setattr(VaultScreen, "on_key", busy, raising=False)
     if not ahead:
-        monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+        build_nothing_ahead(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         if ahead:
             await until(pilot, lambda: (s := built_ahead(app)) is not None and bool(s.targets))
 
         def typed_on(mode: str) -> None:  # the rest of the word, as the screen switches
-            for key in "angoes":
-                app.post_message(events.Key(key, key))
+            typed_at_once(app, "angoes")
 
         app.mode_change_signal.subscribe(app, typed_on, immediate=True)
-        for key in "5m":
-            app.post_message(events.Key(key, key))
-        await until(pilot, lambda: isinstance(app.screen, PreviewScreen))
+        typed_at_once(app, "5m")
         assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
 
 
@@ -448,15 +461,13 @@ async def test_a_letter_the_bundle_holds_up_still_comes_before_the_letters_after
     def type_on_when_the_box_has_the_focus(message: Message) -> None:
         if isinstance(message, events.Focus) and box and app.focused is box[0]:
             box.clear()
-            for key in "ngoes":
-                app.post_message(events.Key(key, key))
+            typed_at_once(app, "ngoes")
 
     async with app.run_test(size=SIZE, message_hook=type_on_when_the_box_has_the_focus) as pilot:
         screen = await open_preview(pilot)
         assert app.focused is screen.query_one("#preview-text")
         box.append(screen.query_one("#preview-message", Input))
-        for key in "ma":
-            app.post_message(events.Key(key, key))
+        typed_at_once(app, "ma")
         assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
 
 
@@ -465,11 +476,8 @@ async def test_letters_typed_while_preview_is_slow_to_open_all_reach_the_box(
 ) -> None:
     """The first visit to Preview takes a moment to mount: no letter typed meanwhile is
     lost or typed out of order, as the app reads no key until the screen is mounted."""
-    from textual import events
 
-    import memoryctl.tui.app as app_module
-
-    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    build_nothing_ahead(monkeypatch)
     mount = PreviewScreen.on_mount
 
     async def slow(screen: PreviewScreen) -> None:
@@ -479,9 +487,7 @@ async def test_letters_typed_while_preview_is_slow_to_open_all_reach_the_box(
     monkeypatch.setattr(PreviewScreen, "on_mount", slow)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        for key in "5mangoes":
-            app.post_message(events.Key(key, key))
-        await until(pilot, lambda: isinstance(app.screen, PreviewScreen))
+        typed_at_once(app, "5mangoes")
         assert await typed_into_the_box(pilot, "mangoes") == "mangoes"
 
 
@@ -489,28 +495,21 @@ async def test_quitting_with_the_preview_key_in_the_same_breath_closes_cleanly(
     app: MemoryApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ctrl+q and 5 read together: Preview starts as the app closes, with no widgets."""
-    from textual import events
-
-    import memoryctl.tui.app as app_module
-
-    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    build_nothing_ahead(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
-        for key in ("ctrl+q", "5"):
-            app.post_message(events.Key(key, None))
+        typed_at_once(app, ("ctrl+q", "5"))
     assert app.return_code == 0
 
 
 async def test_nothing_is_built_ahead_once_the_person_has_quit(
     app: MemoryApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memoryctl.tui.app as app_module
-
-    monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 3600.0)
+    build_nothing_ahead(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         assert built_ahead(app) is None
-        monkeypatch.setattr(app_module, "IDLE_BEFORE_AHEAD", 0.0)  # idle long enough
+        build_nothing_ahead(monkeypatch, idle=0.0)  # idle long enough
         app.exit()
         app.build_ahead()  # the idle timer fires as the app starts to close
         assert built_ahead(app) is None

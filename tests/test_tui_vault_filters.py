@@ -7,7 +7,18 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
-from tui_support import SIZE, THEMES, footer_keys, quiet, settled, toasts, until, vault, vault_path
+from tui_support import (
+    SIZE,
+    THEMES,
+    footer_keys,
+    help_rows_now,
+    quiet,
+    said,
+    settled,
+    until,
+    vault,
+    vault_path,
+)
 
 from memoryctl.storage.index import ListFilters
 from memoryctl.storage.vault import Vault
@@ -215,9 +226,13 @@ async def test_x_clear_all_is_offered_once_a_filter_is_chosen_and_gone_once_clea
         await pilot.press("f")
         await settled(pilot)
         assert "x" not in footer_keys(app.screen)  # nothing chosen: nothing to clear
-        await pilot.press("x")  # the help lists it: pressed, it says why it does nothing
-        await until(pilot, lambda: bool(toasts(app)))
-        assert toasts(app)[-1] == "No filter is chosen: there is nothing to clear."
+        why = "No filter is chosen: there is nothing to clear."
+        assert await said(pilot, "x") == [why]  # pressed, it says why it does nothing
+        rows, off = await help_rows_now(pilot)  # and the help lists it off, with why
+        assert ("x", "Clear all", why) in off
+        assert "x" not in {keys for keys, _, _ in rows}
+        # esc closes the filters here: one key, one row, not the screen's "Clear filter" too.
+        assert [name for keys, name, _ in rows + off if keys == "esc"] == ["Close filters"]
         await choose(pilot, "kind", "fact")
         bar = app.screen.query_one(FacetBar)
         bar.query_one("#facet-kind", Select).focus()
@@ -228,47 +243,12 @@ async def test_x_clear_all_is_offered_once_a_filter_is_chosen_and_gone_once_clea
         assert "x" not in footer_keys(app.screen)
 
 
-async def help_rows_now(
-    pilot: Pilot,
-) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
-    """The help's rows (keys, name, what) for where the focus is: those that act, and
-    those under "Off now" with why; the help is closed again."""
-    from memoryctl.tui.screens.help import HelpScreen
-
-    await pilot.press("f1")
-    await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen))
-    help_screen = pilot.app.screen
-    assert isinstance(help_screen, HelpScreen)
-    rows, off = help_screen.rows, help_screen.off_rows
-    await pilot.press("escape")
-    await until(pilot, lambda: not isinstance(pilot.app.screen, HelpScreen))
-    return rows, off
-
-
-async def test_while_the_filters_have_the_focus_esc_is_one_row_and_x_is_off_with_why(
-    vault: Vault,
-) -> None:
-    app = make_app(vault, watch=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await list_shows(pilot)
-        await pilot.press("f")
-        await settled(pilot)
-        rows, off = await help_rows_now(pilot)
-        assert [name for keys, name, _ in rows + off if keys == "esc"] == ["Close filters"]
-        assert ("x", "Clear all", "No filter is chosen: there is nothing to clear.") in off
-        assert "x" not in {keys for keys, _, _ in rows}
-        assert "Clear filter" not in {name for _, name, _ in rows + off}
-
-
 async def test_esc_with_no_filter_typed_says_so_and_the_help_lists_it_off(vault: Vault) -> None:
     app = make_app(vault, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await list_shows(pilot)
-        app.clear_notifications()
         why = "No filter is typed: there is nothing to clear (/ starts one)."
-        await pilot.press("escape")
-        await until(pilot, lambda: bool(toasts(app)))
-        assert toasts(app) == [why]
+        assert await said(pilot, "escape") == [why]
         rows, off = await help_rows_now(pilot)
         assert ("esc", "Clear filter", why) in off
         # What works is what the footer offers; what is off, it leaves out.

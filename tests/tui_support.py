@@ -18,6 +18,7 @@ from memoryctl.actions import init_vault
 from memoryctl.storage.vault import Vault
 from memoryctl.tui.app import MemoryApp, make_app
 from memoryctl.tui.screens.editor import EditorScreen
+from memoryctl.tui.screens.help import HelpScreen
 from memoryctl.tui.screens.memory import MemoryScreen
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "sample_vault"
@@ -121,3 +122,26 @@ def help_text(screen: Screen[object]) -> str:
     """What the help screen shows, one row a line: the keys, the name, what it does."""
     rows = screen.query(".help-row")
     return "\n".join("  ".join(str(cell.content) for cell in row.query(Static)) for row in rows)
+
+
+async def said(pilot: Pilot, key: str) -> list[str]:
+    """The toasts a key pressed says (those shown before it are cleared first)."""
+    pilot.app.clear_notifications()
+    await pilot.press(key)
+    await until(pilot, lambda: bool(toasts(pilot.app)))
+    return toasts(pilot.app)
+
+
+async def help_rows_now(
+    pilot: Pilot,
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """The help's rows (keys, name, what) for where the focus is: those that act, and
+    those under "Off now" with why; the help is closed again."""
+    await pilot.press("f1")
+    await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen))
+    help_screen = pilot.app.screen
+    assert isinstance(help_screen, HelpScreen)
+    rows, off = help_screen.rows, help_screen.off_rows
+    await pilot.press("escape")
+    await until(pilot, lambda: not isinstance(pilot.app.screen, HelpScreen))
+    return rows, off
