@@ -7,16 +7,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from memoryctl import matching, review_actions
 from memoryctl.memory import DEFAULT_NAMESPACE, SOURCE_KINDS, VISIBILITIES, Anchor, Memory, new_id
 from memoryctl.moments import iso, moment, parse_moment
-from memoryctl.storage import gitrepo, gitsync, notefile
+from memoryctl.storage import clear_secrets, gitrepo, gitsync, notefile
 from memoryctl.storage.config import CONFIG_NAME, DEFAULT_CONFIG_TEXT
+from memoryctl.storage.merge import merges_by_key
 from memoryctl.storage.vault import Vault, VaultError, read_file
+from memoryctl.wording import counted
 
 VAULT_README = """\
 # Memory vault
@@ -43,6 +46,8 @@ class InitReport:
     memories: int  # memory files in the folder
     others: list[str]  # files git neither tracks nor ignores: left for the person to commit
     ignores_added: list[str] = field(default_factory=list)  # lines added to a .gitignore
+    sealed: list[str] = field(default_factory=list)  # secret memories committed sealed
+    notices: list[str] = field(default_factory=list)  # the key made, or secrets left out
 
 
 def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
@@ -69,27 +74,65 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
             target.write_text(text, encoding="utf-8")
             created.append(name)
     added = [] if ".gitignore" in created else add_ignores(path / ".gitignore")
-    setup = gitsync.install(path, sealing=False)
+    # The sealing filter is set up before anything is committed, so that a secret memory
+    # the person commits by hand is sealed (or refused) from the vault's first day.
+    setup = gitsync.install(path)
     if setup.attributes:
         created.append(gitsync.ATTRIBUTES)
     if setup.config:
-        created.append("the memory merge driver")
+        created.append("the memory merge driver and the sealing filter")
     settings = [
         n for n in (".gitignore", CONFIG_NAME, "README.md", gitsync.ATTRIBUTES) if n in created
     ]
     if added or new_repo:  # a new repository takes the vault's settings, however they came
         settings = sorted({*settings, ".gitignore", CONFIG_NAME})
-    memories = [f.relpath for f in scan(path, load_config(path)).files]
+    config = load_config(path)
+    memories = [f.relpath for f in scan(path, config).files]
+    report = InitReport(created, len(memories), [], added)
     if new_repo:
-        taken = ["."] if every_file else sorted({*settings, *memories})
         # The first commit names the vault on every device (its sealing key is filed under
         # it), so it carries a random id: two vaults made alike in one second stay two.
+        # There is no key before it, so it holds no secret memory: those follow, sealed.
+        sealable = partial(merges_by_key, config=config)
+        held_back = clear_secrets.untracked_secrets(path, sealable)
+        if every_file:
+            taken, leave_out = ["."], held_back
+        else:
+            taken, leave_out = sorted({*settings, *memories} - set(held_back)), []
         message = f"Initialize memoryctl vault\n\nVault-Id: {secrets.token_hex(8)}"
-        gitrepo.first_commit(path, taken, message)
+        gitrepo.first_commit(path, taken, message, leave_out=leave_out, options=gitsync.NO_FILTER)
+        if held_back:
+            _commit_sealed(path, held_back, sealable, report)
+        report.others = [p for p in gitrepo.untracked(path) if p not in held_back]
     else:
         gitrepo.commit(path, settings, "Add memoryctl vault settings", options=gitsync.NO_FILTER)
-    others = gitrepo.untracked(path) if new_repo else []
-    return InitReport(created, len(memories), others, added)
+    return report
+
+
+def _commit_sealed(
+    root: Path, paths: list[str], sealable: Callable[[str], bool], report: InitReport
+) -> None:
+    """Commit a new vault's secret memories sealed, making its key; with no keyring to
+    keep a key in, they stay uncommitted, in clear only in the folder."""
+    from memoryctl.storage import sealkey
+
+    count = counted(len(paths), "secret memory", "secret memories")
+    try:
+        plan = gitsync.commit_plan(root, paths, f"Add {count}, sealed", sealable)
+    except sealkey.SealingKeyError as error:
+        report.notices.append(
+            f"Left {count} uncommitted ({_some(paths)}): a secret memory is committed "
+            f"only sealed, and no key could be made. {error}"
+        )
+        return
+    gitrepo.commit(root, plan.paths, plan.message, plan.stored, plan.options)
+    report.sealed = list(paths)
+    report.notices += plan.notices
+    report.notices.append(f"Committed {count} sealed ({_some(paths)}).")
+
+
+def _some(paths: list[str], most: int = 5) -> str:
+    return ", ".join(paths[:most]) + (", …" if len(paths) > most else "")
 
 
 def add_ignores(gitignore: Path) -> list[str]:

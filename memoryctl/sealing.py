@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from memoryctl.storage import gitsync, seal, sealkey
+from memoryctl.storage import gitsync, reseal, seal, sealkey
 from memoryctl.storage.atomic import ChangedOnDisk, write_atomic
 from memoryctl.storage.notefile import sha256
 from memoryctl.storage.vault import Vault
@@ -106,3 +106,26 @@ def import_key(vault: Vault, text: str) -> tuple[sealkey.Key, Opened]:
     key = sealkey.import_key(vault.root, text)
     gitsync.install(vault.root)
     return key, open_sealed(vault)
+
+
+def seal_history(vault: Vault, remote: str) -> reseal.Resealed:
+    """Rewrite the commits `remote` does not have yet with each secret memory in them
+    sealed (this vault's key, made when it has none), so that sync can push them."""
+    from functools import partial
+
+    from memoryctl.storage.merge import merges_by_key
+
+    key = sealkey.load_key(vault.root)
+    if key is None:
+        if gitsync.has_sealed(vault.root):
+            raise sealkey.SealingKeyError(
+                "this vault has sealed memories but this device has no key for them; "
+                "import the key first (memoryctl keys import)"
+            )
+        key = new_key(vault)
+    sealable = partial(merges_by_key, config=vault.config)
+    branch = gitsync.current_branch(vault.root)
+    done = reseal.reseal(vault.root, branch, [f"--remotes={remote}"], sealable, key.secret)
+    if done.new_root:
+        sealkey.refile(vault.root, key)
+    return done

@@ -16,12 +16,13 @@ import datetime as dt
 import json
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from memoryctl.conflicts import Conflict
 from memoryctl.moments import iso
-from memoryctl.storage import atomic, gitdriver, gitsync, seal
+from memoryctl.storage import atomic, clear_secrets, gitdriver, gitsync, seal
 from memoryctl.storage.gitrepo import GitError, _git, _run, refuse_unless_usable, write_blobs
 from memoryctl.storage.merge import merge_plain, merges_by_key
 from memoryctl.storage.scan import is_memory_path
@@ -149,6 +150,25 @@ class TextConflicts(SyncError):
         )
         self.ref = ref
         self.paths = paths
+
+
+class SecretsInClear(SyncError):
+    """Commits the remote lacks hold a secret memory unsealed (committed before sealing
+    was set up here, or by hand where it was not): pushing them would put its text on
+    the remote for good."""
+
+    def __init__(self, remote: str, found: list[clear_secrets.InClear]) -> None:
+        first = found[0]
+        more = f" (and {_files(len(found) - 1)} more)" if len(found) > 1 else ""
+        super().__init__(
+            f"{first.path}{more} is a secret memory stored in clear in commit "
+            f"{first.commit[:12]}, which {remote} does not have yet; nothing was pushed, and "
+            f"your commits are kept here. Pushing would put its text on {remote} for good. "
+            "`memoryctl sync --seal-history` rewrites the commits this device has not pushed "
+            "with every secret memory sealed, then syncs"
+        )
+        self.remote = remote
+        self.found = found
 
 
 def _files(count: int) -> str:
@@ -315,6 +335,7 @@ def sync(
     remote: str | None = None,
     force_with_lease: bool = False,
     include_edits: bool = False,
+    seal_history: bool = False,
     now: dt.datetime,
 ) -> SyncReport:
     """Fetch, merge, push. The person's own uncommitted edits are merged around, never
@@ -338,6 +359,8 @@ def sync(
     with vault.writing():
         before = gitsync.rev(root, "HEAD")
         rewritten = _take_in(vault, report, theirs, force_with_lease)
+        if seal_history:
+            _seal_history(vault, report)
         head = gitsync.rev(root, "HEAD")
         assert head is not None
         if not rewritten:
@@ -346,8 +369,10 @@ def sync(
 
     if rewritten:
         assert theirs is not None
+        _refuse_secrets_in_clear(vault, name, head)
         return _push_over(vault, report, name, branch, theirs)
     if theirs != head and (theirs is None or report.sent):
+        _refuse_secrets_in_clear(vault, name, head)
         _push(root, name, branch, [])
     _write_state(root, name, branch, head, report.at)
     return report
@@ -588,24 +613,7 @@ def _merged_mode(modes: dict[int, str]) -> str:
 
 def _blobs(root: Path, ids: set[str]) -> dict[str, bytes]:
     """Many blobs read by one `git cat-file --batch`."""
-    import subprocess
-
-    order = sorted(ids)
-    out = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=root,
-        input="".join(f"{blob}\n" for blob in order).encode(),
-        capture_output=True,
-        check=True,
-    ).stdout
-    found: dict[str, bytes] = {}
-    at = 0
-    for blob in order:
-        header_end = out.index(b"\n", at)
-        size = int(out[at:header_end].split()[2])
-        found[blob] = out[header_end + 1 : header_end + 1 + size]
-        at = header_end + 1 + size + 1
-    return found
+    return clear_secrets.read_objects(root, sorted(ids))
 
 
 def _settle(
@@ -709,6 +717,36 @@ def _conflicts_to_proposals(vault: Vault, report: SyncReport, theirs: str | None
     written = conflicts.file_conflicts(vault, recorded, theirs, report.at)
     report.conflicts += written.conflicts
     report.notices += written.notices
+
+
+def _seal_history(vault: Vault, report: SyncReport) -> None:
+    from memoryctl import sealing
+
+    done = sealing.seal_history(vault, report.remote)
+    if not done.paths:
+        report.notices.append(
+            f"No commit {report.remote} lacks holds a secret memory in clear; none was rewritten."
+        )
+        return
+    report.notices.append(
+        f"Rewrote {done.commits} commits {report.remote} did not have, with "
+        f"{_listed(done.paths)} sealed in them; the old ones stay in git's reflog here."
+    )
+    if done.new_root:
+        report.notices.append(
+            "The vault's first commit was among them, so its id changed; the sealing key is "
+            "filed under the new one too (memoryctl keys export carries it)."
+        )
+
+
+def _refuse_secrets_in_clear(vault: Vault, remote: str, head: str) -> None:
+    """Nothing leaves the device that holds a secret memory unsealed: of what the push
+    would send (the commits the remote's branches do not reach), no memory or proposal
+    may be a plain secret one."""
+    sealable = partial(merges_by_key, config=vault.config)
+    found = clear_secrets.in_history(vault.root, [head], [f"--remotes={remote}"], sealable)
+    if found:
+        raise SecretsInClear(remote, found)
 
 
 def _push(root: Path, remote: str, branch: str, extra: list[str]) -> None:

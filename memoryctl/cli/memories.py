@@ -47,6 +47,8 @@ def cmd_init(args: argparse.Namespace) -> None:
                 "memories": report.memories,
                 "uncommitted": report.others,
                 "ignores_added": report.ignores_added,
+                "sealed": report.sealed,
+                "notices": report.notices,
             }
         )
         return
@@ -64,6 +66,8 @@ def cmd_init(args: argparse.Namespace) -> None:
             f"Left {counted(len(report.others), 'other file')} uncommitted ({shown}): "
             "commit them with git if they belong in the vault."
         )
+    for notice in report.notices:
+        say(notice)
 
 
 def _new_memory(args: argparse.Namespace, body: str):

@@ -36,6 +36,7 @@ def cmd_sync(args: argparse.Namespace) -> None:
         remote=args.remote,
         force_with_lease=args.force_with_lease,
         include_edits=args.include_edits,
+        seal_history=args.seal_history,
         now=_utcnow(),
     )
     finish(vault)
@@ -136,6 +137,11 @@ def register(command) -> None:
         "--include-edits",
         action="store_true",
         help="commit your own uncommitted edits to memories first, as yours",
+    )
+    p.add_argument(
+        "--seal-history",
+        action="store_true",
+        help="rewrite the commits the remote lacks with each secret memory in them sealed",
     )
     p = command("keys", _keys_usage, "the key that seals secret memories")
     sub = p.add_subparsers(dest="keys_command", metavar="ACTION", parser_class=type(p))

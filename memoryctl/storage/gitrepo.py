@@ -111,14 +111,23 @@ def init(root: Path) -> None:
     _git(root, "init", "-q")
 
 
-def first_commit(root: Path, paths: list[str], message: str) -> str | None:
+def first_commit(
+    root: Path,
+    paths: list[str],
+    message: str,
+    *,
+    leave_out: Sequence[str] = (),
+    options: Sequence[str] = (),
+) -> str | None:
     """The first commit of a new repository: exactly these paths, however many (they are
-    staged in batches, never all on one command line); return the commit id."""
+    staged in batches, never all on one command line), less the files in `leave_out`
+    (a folder given as a path keeps them out too); return the commit id."""
+    excluded = [f":(exclude,literal){path}" for path in leave_out]
     for start in range(0, len(paths), 1000):
-        _git(root, "add", "--", *paths[start : start + 1000])
+        _git(root, *options, "add", "--", *paths[start : start + 1000], *excluded)
     if not _git(root, "diff", "--cached", "--name-only").stdout.strip():
         return None
-    _git(root, *_identity(root), "commit", "-q", "-m", message)
+    _git(root, *options, *_identity(root), "commit", "-q", "-m", message)
     return _git(root, "rev-parse", "HEAD").stdout.strip()
 
 

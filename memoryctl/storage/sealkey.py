@@ -163,3 +163,12 @@ def import_key(root: Path, text: str) -> Key:
     backend.set_password(SERVICE, _account(vault), base64.b64encode(key.secret).decode())
     _READ[root] = key
     return key
+
+
+def refile(root: Path, key: Key) -> Key:
+    """File a key under this vault's id as it is now: a history rewritten down to its
+    first commit gives the vault a new id, and the same key seals it."""
+    moved = Key(vault_id(root), key.secret)
+    _backend().set_password(SERVICE, _account(moved.vault), base64.b64encode(key.secret).decode())
+    _READ[root] = moved
+    return moved
