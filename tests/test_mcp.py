@@ -165,7 +165,11 @@ class Served:
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     base = tmp_path_factory.mktemp("mcp-http")
     env = env_for(base)
-    vault = make_vault(base / "vault")
+    # The vault's sealing key goes to the server's keyring, never to another's.
+    with pytest.MonkeyPatch.context() as patch:
+        for key in ("MEMORYCTL_CACHE_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+            patch.setenv(key, env[key])
+        vault = make_vault(base / "vault")
     token = add_agent(env, vault, "work-agent")
     # Two worker processes, so every HTTP test below holds whichever process answers.
     process, url = start_http(env, base / "server.log", "--vault", str(vault), "--workers", "2")
