@@ -37,7 +37,9 @@ def test_many_new_files_are_written_whole_with_the_stamps_they_were_written_with
         )
 
 
-def test_a_file_that_took_one_of_the_names_stops_the_write_and_keeps_its_bytes(tmp_path, way):
+def test_a_file_that_took_one_of_the_names_stops_the_write_keeps_its_bytes_and_nothing_else(
+    tmp_path, way
+):
     folder = tmp_path / "memories"
     folder.mkdir()
     (folder / "note-20.md").write_bytes(b"the person's own note\n")
@@ -46,8 +48,23 @@ def test_a_file_that_took_one_of_the_names_stops_the_write_and_keeps_its_bytes(t
         atomic.create_all(files)
     assert refused.value.path == folder / "note-20.md"
     assert (folder / "note-20.md").read_bytes() == b"the person's own note\n"
-    assert all((folder / f"note-{n}.md").read_bytes() == files[n][1] for n in range(20))
-    assert sorted(os.listdir(folder)) == sorted(f"note-{n}.md" for n in range(21))
+    assert os.listdir(folder) == ["note-20.md"]  # the files made before it are removed
+
+
+def test_a_write_stopped_midway_by_ctrl_c_leaves_none_of_its_files(tmp_path, way, monkeypatch):
+    folder = tmp_path / "memories"
+    files = [(folder / f"note-{n}.md", f"memoryctl's note {n}\n".encode()) for n in range(60)]
+    real = atomic._new_file
+
+    def interrupted_at_the_fortieth(path, *args):
+        if path.name == "note-40.md":
+            raise KeyboardInterrupt
+        return real(path, *args)
+
+    monkeypatch.setattr(atomic, "_new_file", interrupted_at_the_fortieth)
+    with pytest.raises(KeyboardInterrupt):
+        atomic.create_all(files)
+    assert os.listdir(folder) == []
 
 
 def _umask() -> int:

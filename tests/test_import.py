@@ -589,3 +589,41 @@ def test_the_report_counts_one_memory_as_one(vault_dir, sources, cli):
     result = cli("--vault", str(vault_dir), "import", "mem0", str(one))
     assert result.code == 0, result.err
     assert "Made 1 memory from mem0, proposed 0 replacements, skipped 0." in result.out
+
+
+def test_ctrl_c_while_an_import_writes_says_so_in_one_line_and_leaves_no_memory(
+    vault_dir: Path, tmp_path: Path
+):
+    """Ctrl-C reaches every process the terminal started: memoryctl's own, and the one
+    that makes the index rows aside. The import stops, says so once, and takes back the
+    files it had written: the vault is as it was, with nothing left uncommitted."""
+    import os
+    import signal
+    import sys
+    import time
+
+    source = tmp_path / "AGENTS.md"
+    parts = [f"## Part {n}\n\nGuidance number {n}, in a few more words.\n" for n in range(20000)]
+    source.write_text("# Notes\n\n" + "\n".join(parts))
+    before = commits(vault_dir)
+    command = ["import", "agents-md", str(source)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memoryctl", "--vault", str(vault_dir), *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job has
+    )
+    folder = vault_dir / "memories" / "default"
+    while process.poll() is None and not (folder.is_dir() and any(folder.iterdir())):
+        time.sleep(0.005)  # until the first memory is written
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert err.splitlines() == ["interrupted"]
+    assert not list((vault_dir / "memories").rglob("*.md"))
+    assert commits(vault_dir) == before
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=vault_dir, capture_output=True, text=True
+    )
+    assert status.stdout == ""

@@ -106,8 +106,10 @@ def create_all(files: list[tuple[Path, bytes]]) -> list[tuple[int, int]]:
     busy machine, while the vault's write lock is held.
 
     A name that is already taken is never overwritten: it stops the rest with
-    ChangedOnDisk, leaving the files made so far in place. Returns each file's size and
-    modification time as written (taken from the file itself, before it had its name).
+    ChangedOnDisk. Whatever stops the write (that, a full disk, Ctrl-C) removes the files
+    it made, so that a change is written whole or not at all, never left half-made for
+    no commit. Returns each file's size and modification time as written (taken from the
+    file itself, before it had its name).
     """
     from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -116,30 +118,45 @@ def create_all(files: list[tuple[Path, bytes]]) -> list[tuple[int, int]]:
     stamps: list[tuple[int, int]] = []
     written: list[int] = []  # open, not yet handed to a thread
     flushing: deque[Future[None]] = deque()
-    with ThreadPoolExecutor(_THREADS) as pool:
-        try:
-            for path, data in files:
-                if path.parent not in folders:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    folders[path.parent] = os.open(path.parent, os.O_RDONLY) if _AT else None
-                fd = _new_file(path, folders[path.parent], data)
-                written.append(fd)
-                st = os.fstat(fd)
-                stamps.append((st.st_size, st.st_mtime_ns))
-                if len(written) == _BATCH:
-                    flushing.append(pool.submit(_flush_and_close, written))
-                    written = []
-                    if len(flushing) > _THREADS:  # so that few files are open at once
-                        flushing.popleft().result()
-        finally:
-            flushing.append(pool.submit(_flush_and_close, written))
-            for future in flushing:
-                future.result()
-            for folder, fd in folders.items():
-                if fd is None:
-                    _flush(folder)
-                else:
-                    _flush_and_close([fd])
+    made: list[Path] = []
+    making: Path | None = None  # stopped while making it: ours, unless its name was taken
+    try:
+        with ThreadPoolExecutor(_THREADS) as pool:
+            try:
+                for path, data in files:
+                    if path.parent not in folders:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        folders[path.parent] = os.open(path.parent, os.O_RDONLY) if _AT else None
+                    making = path
+                    fd = _new_file(path, folders[path.parent], data)
+                    made.append(path)
+                    making = None
+                    written.append(fd)
+                    st = os.fstat(fd)
+                    stamps.append((st.st_size, st.st_mtime_ns))
+                    if len(written) == _BATCH:
+                        # Handed over before the thread is asked for: a Ctrl-C while it
+                        # starts must not leave the batch to be closed a second time.
+                        batch, written = written, []
+                        flushing.append(pool.submit(_flush_and_close, batch))
+                        if len(flushing) > _THREADS:  # so that few files are open at once
+                            flushing.popleft().result()
+            finally:
+                flushing.append(pool.submit(_flush_and_close, written))
+                for future in flushing:
+                    future.result()
+                for folder, fd in folders.items():
+                    if fd is None:
+                        _flush(folder)
+                    else:
+                        _flush_and_close([fd])
+    except BaseException as error:
+        if making is not None and not isinstance(error, ChangedOnDisk):
+            made.append(making)
+        for path in made:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        raise
     return stamps
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import signal
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -271,6 +272,9 @@ def _rows(files: Sequence[tuple[str, bytes, notefile.NoteFile]]) -> list[ParsedF
 
 
 def _send_rows(send: Connection, files: Sequence[tuple[str, bytes, notefile.NoteFile]]) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops this one
+    # (and says so, in one line); here it would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     send.send(_rows(files))
     send.close()
 
