@@ -57,6 +57,7 @@ def init_vault(path: Path, *, every_file: bool = False) -> InitReport:
     from memoryctl.storage.config import load_config
     from memoryctl.storage.scan import scan
 
+    path = path.resolve()  # git runs in the vault: a path relative to here would not hold there
     path.mkdir(parents=True, exist_ok=True)
     created: list[str] = []
     gitrepo.refuse_unless_usable(path)

@@ -63,6 +63,22 @@ def test_init_of_a_folder_holding_a_secret_memory_never_sends_it_in_clear(tmp_pa
     assert "medication.md" not in git(vault, "ls-tree", "-r", "--name-only", first)
 
 
+def test_init_by_a_relative_path_as_make_demo_does_seals_the_secret_and_leaves_git_clean(
+    tmp_path, cli, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SAMPLE_VAULT, tmp_path / "demo")
+    made = cli("init", "demo")
+    assert made.code == 0, made.err
+    vault = tmp_path / "demo"
+    assert "Committed 1 secret memory sealed" in made.out
+    assert git(vault, "status", "--porcelain", "--untracked-files=no").strip() == ""
+    assert git(vault, "log", "--format=%s").splitlines() == [
+        "Add 1 secret memory, sealed",
+        "Initialize memoryctl vault",
+    ]
+
+
 def test_init_of_every_file_commits_the_secret_memory_sealed_after_the_first_commit(tmp_path, cli):
     vault = tmp_path / "copy"
     shutil.copytree(SAMPLE_VAULT, vault)
