@@ -116,6 +116,27 @@ async def test_pin_from_the_memory_screen(app: MemoryApp, vault: Vault) -> None:
         assert "Pinned" in toasts(app)
 
 
+async def test_a_toast_shows_a_title_with_square_brackets_as_written(
+    app: MemoryApp, vault: Vault
+) -> None:
+    """Toasts carry the person's words (titles, paths, a refusal naming `[vault] ignore`):
+    square brackets in them are text, never markup that eats them or stops the app."""
+    from textual.widgets._toast import Toast
+
+    from memoryctl.actions import NewMemory, add_memory
+
+    title = "Sketch [draft] of the parser [/x] rules"
+    add_memory(vault, NewMemory("Parser rules.", title=title, pinned=True))
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settled(pilot)
+        await pilot.press("2")
+        await settled(pilot)
+        await pilot.press("end", "u")
+        await settled(pilot)
+        shown = [str(toast.render()) for toast in app.screen.query(Toast)]
+        assert any(f"“{title}”" in text for text in shown), shown
+
+
 async def test_edit_in_place_replaces_the_text_of_the_same_file(
     app: MemoryApp, vault: Vault
 ) -> None:

@@ -38,6 +38,8 @@ from memoryctl.tui.sync import (
 )
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from memoryctl.importing import ImportReport
     from memoryctl.memory import Memory
     from memoryctl.storage.vault import Vault
@@ -157,6 +159,20 @@ class MemoryApp(App[None]):
         if self.is_mounted and theme != self._theme_remembered:
             self._theme_remembered = theme
             self.remember_theme(theme)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast, its words shown as written: they carry titles, paths and the core's
+        refusals (`[vault] ignore`), whose square brackets markup would eat, or stop the
+        app on (`[/x]`). No toast of memoryctl's is markup, whatever a widget passes."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     @work(thread=True, group="state", exit_on_error=False)
     def remember_theme(self, theme: str) -> None:
