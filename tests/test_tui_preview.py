@@ -173,6 +173,36 @@ async def test_export_dialog_writes_with_the_key_its_border_names_as_soon_as_it_
         assert (tmp_path / "memory.md").read_text() == screen.text
 
 
+@pytest.mark.parametrize(
+    "fmt", ["markdown", "json", "agents-md", "claude-md", "gemini-md", "cursor-rules"]
+)
+async def test_make_demo_exports_every_format_to_the_file_the_dialog_suggests(
+    app: MemoryApp, vault: Vault, vault_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """`make demo` runs the TUI inside the sample vault, so that exports land there: the
+    file the dialog suggests must be one the vault does not read as a memory."""
+    monkeypatch.chdir(vault_path)
+    count = vault.index.count()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_preview(pilot)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        dialog = app.screen
+        dialog.query_one(Select).value = fmt
+        await pilot.pause()
+        out = dialog.query_one(Input).value
+        dialog.query_one(Input).focus()
+        await pilot.press("enter")
+        await settled(pilot)
+        assert (vault_path / out).is_file(), toasts(app)
+        assert any(t.startswith("Wrote") for t in toasts(app)), toasts(app)
+    again = Vault(vault_path)  # reads the vault afresh: the export is no memory
+    try:
+        assert again.index.count() == count
+    finally:
+        again.close()
+
+
 async def test_preview_says_what_each_tool_loads_here_and_where_codex_cuts(
     app: MemoryApp, vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
