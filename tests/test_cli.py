@@ -323,6 +323,25 @@ def test_exit_codes_usage_is_2_user_error_is_1_with_one_line(vault_dir, cli):
     assert "Traceback" not in result.err
 
 
+def test_an_id_that_names_no_memory_or_many_says_so_in_a_short_line(sample_dir, cli):
+    v = ("--vault", str(sample_dir))
+    empty = cli(*v, "show", "")
+    assert empty.code == 1
+    assert empty.err.splitlines()[-1] == (
+        "memoryctl: give a memory's id (or the start of it, or its path)"
+    )
+    pasted = cli(*v, "show", "x" * 10_000)
+    assert pasted.code == 1 and len(pasted.err) < 200
+    assert pasted.err.startswith("memoryctl: no memory with id 'xxxxxxxx")
+    assert "…" in pasted.err
+    several = cli(*v, "pin", "h")
+    assert several.code == 1
+    assert several.err == (
+        "memoryctl: 'h' matches 4 memories (h3jcnchn9x, hafbhwmj2s, hfvse10tn3, hq44kmnt7t); "
+        "give more of the id\n"
+    )
+
+
 def test_no_vault_anywhere_is_a_clear_error(tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = cli("list")

@@ -26,6 +26,7 @@ from memoryctl.storage.atomic import ChangedOnDisk, create_all, current_sha, wri
 from memoryctl.storage.config import CONFIG_NAME, VaultConfig, load_config
 from memoryctl.storage.own_writes import OwnWrites
 from memoryctl.storage.scan import is_memory_path
+from memoryctl.wording import first_few
 
 if TYPE_CHECKING:  # the index pulls in SQLAlchemy; import it only when it is opened
     from memoryctl.storage.index import Index, SyncReport
@@ -224,13 +225,17 @@ class Vault:
 
     def resolve(self, ref: str) -> Memory:
         """The one memory an id, an id prefix or a path names; a clear error otherwise."""
+        if not ref.strip():
+            raise VaultError("give a memory's id (or the start of it, or its path)")
         found = self.index.resolve(ref)
+        typed = repr(ref if len(ref) <= 40 else f"{ref[:32]}…")  # an error stays one line
         if not found:
-            raise VaultError(f"no memory with id {ref!r}")
+            raise VaultError(f"no memory with id {typed}")
         ids = {m.id for m in found}
         if len(ids) > 1:
-            sample = ", ".join(sorted(ids)[:5])
-            raise VaultError(f"{ref!r} matches several memories ({sample}); give more of the id")
+            shown, more = first_few(sorted(ids), 5)
+            sample = ", ".join(shown) + (f", and {more} more" if more else "")
+            raise VaultError(f"{typed} matches {len(ids)} memories ({sample}); give more of the id")
         if len(found) > 1:
             raise IdInSeveralFiles(ref, [m.path for m in found])
         return found[0]
