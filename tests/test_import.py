@@ -627,3 +627,32 @@ def test_ctrl_c_while_an_import_writes_says_so_in_one_line_and_leaves_no_memory(
         ["git", "status", "--porcelain"], cwd=vault_dir, capture_output=True, text=True
     )
     assert status.stdout == ""
+
+
+def test_ctrl_c_while_an_import_commits_takes_its_new_files_back(
+    vault_dir: Path, tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+):
+    """The key can land once every file is written, while git makes the commit: the
+    commit is not made, so the files are taken back too, and nothing is left for
+    `doctor` to report as saved but not committed."""
+    from memoryctl.storage import gitcommit
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    source = tmp_path / "AGENTS.md"
+    parts = [f"## Part {n}\n\nGuidance number {n}, in a few more words.\n" for n in range(40)]
+    source.write_text("# Notes\n\n" + "\n".join(parts))
+    before = commits(vault_dir)
+    monkeypatch.setattr(gitcommit, "commit", interrupted)
+    result = cli("--vault", str(vault_dir), "import", "agents-md", str(source))
+    monkeypatch.undo()
+    assert result.code == 130 and result.err.splitlines() == ["interrupted"]
+    assert not list((vault_dir / "memories").rglob("*.md"))
+    assert commits(vault_dir) == before
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=vault_dir, capture_output=True, text=True
+    )
+    assert status.stdout == ""
+    doctor = cli("--vault", str(vault_dir), "doctor")
+    assert doctor.code == 0 and "not committed" not in doctor.out, doctor.out

@@ -403,10 +403,26 @@ class Vault:
             for relpath, data, expected in rest:
                 self._put(relpath, data, expected)
         memory_paths = [loaded.memory.path for loaded, _ in notes]
-        if memory_paths:
-            self.index.sync_paths(memory_paths)
         written = {relpath: data for relpath, data, _ in files}
-        return self.commit([*memory_paths, *written], message, written)
+        try:
+            if memory_paths:
+                self.index.sync_paths(memory_paths)
+            return self.commit([*memory_paths, *written], message, written)
+        except KeyboardInterrupt:
+            self._take_back([path for path, _ in fresh])
+            raise
+
+    def _take_back(self, made: list[Path]) -> None:
+        """The new files of a write stopped (Ctrl-C) before its commit was made: removed,
+        so the change is undone whole rather than left saved and not committed. Once the
+        commit holds them they stay, as committed."""
+        relpaths = [path.relative_to(self.root).as_posix() for path in made]
+        if not relpaths or (self.is_git and gitrepo.committed_blobs(self.root, relpaths)):
+            return
+        for path in made:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        self._note_pending(relpaths, done=True)
 
     def rows_aside(self, files: list[tuple[str, bytes, notefile.NoteFile]]) -> RowsAside:
         """Start making the index rows of new memory files (relpath, bytes, the note they
