@@ -656,3 +656,37 @@ def test_ctrl_c_while_an_import_commits_takes_its_new_files_back(
     assert status.stdout == ""
     doctor = cli("--vault", str(vault_dir), "doctor")
     assert doctor.code == 0 and "not committed" not in doctor.out, doctor.out
+
+
+def test_ctrl_c_once_git_has_made_the_import_commit_leaves_git_s_index_with_it(
+    vault_dir: Path, tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+):
+    """The key can land after the commit is made, while git's index is brought up to it:
+    the import stays (it is committed), and the index must say so, or `git status` would
+    show every memory it made as deleted, staged, for the next `git commit` to delete."""
+    from memoryctl.storage import gitcommit
+
+    stage = gitcommit._IndexLock.stage
+    pressed = []
+
+    def interrupted_once(self, *args):
+        if not pressed:
+            pressed.append(True)
+            raise KeyboardInterrupt
+        return stage(self, *args)
+
+    source = tmp_path / "AGENTS.md"
+    parts = [f"## Part {n}\n\nGuidance number {n}, in a few more words.\n" for n in range(40)]
+    source.write_text("# Notes\n\n" + "\n".join(parts))
+    monkeypatch.setattr(gitcommit._IndexLock, "stage", interrupted_once)
+    result = cli("--vault", str(vault_dir), "import", "agents-md", str(source))
+    monkeypatch.undo()
+    assert result.code == 130 and result.err.splitlines() == ["interrupted"]
+    assert commits(vault_dir)[0].startswith("Import agents-md: 40 made")
+    assert len(list((vault_dir / "memories").rglob("*.md"))) == 40
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=vault_dir, capture_output=True, text=True
+    )
+    assert status.stdout == ""
+    doctor = cli("--vault", str(vault_dir), "doctor")
+    assert "not committed" not in doctor.out, doctor.out

@@ -154,8 +154,16 @@ def commit(
             sha = _commit_with_hooks(root, tree, message, options)
         else:
             sha = _commit_tree(root, tree, head, message)
-        lock.stage(entries, head)
-        lock.install()
+        try:
+            lock.stage(entries, head)
+            lock.install()
+        except KeyboardInterrupt:
+            # The commit is made: the person's index must hold it too, or git would show
+            # each of its paths as deleted and staged, for their next commit to delete.
+            # Done again, whole, and only then is the key obeyed.
+            lock.stage(entries, head)
+            lock.install()
+            raise
     _maybe_gc(root)
     return sha
 

@@ -383,30 +383,31 @@ class Vault:
         for loaded, note in notes:
             self._put(loaded.memory.path, note.to_bytes(), loaded.sha)
         fresh = [(self.root / path, data) for path, data, expected in files if expected is None]
+        stamps: list[tuple[int, int]] | None = None
         if len(fresh) > 16:
             # Many new files (an import, a thousand proposals): one flush to disk for all.
             try:
                 stamps = create_all(fresh)
             except ChangedOnDisk as error:
                 raise VaultError(str(error)) from None
-            for (path, _), stamp in zip(fresh, stamps, strict=True):
-                self.own_writes.remember(path.relative_to(self.root).as_posix(), stamp)
-        rest = [file for file in files if file[2] is not None] if len(fresh) > 16 else files
-        if len(rest) > 16:
-            # Each write waits for its fsync; run side by side, the file system groups
-            # them, and a thousand proposals are written in a third of the time.
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(8) as pool:
-                list(pool.map(lambda file: self._put(*file), rest))
-        else:
-            for relpath, data, expected in rest:
-                self._put(relpath, data, expected)
-        memory_paths = [loaded.memory.path for loaded, _ in notes]
-        written = {relpath: data for relpath, data, _ in files}
         try:
+            for (path, _), stamp in zip(fresh, stamps or [], strict=stamps is not None):
+                self.own_writes.remember(path.relative_to(self.root).as_posix(), stamp)
+            rest = [file for file in files if file[2] is not None] if stamps is not None else files
+            if len(rest) > 16:
+                # Each write waits for its fsync; run side by side, the file system groups
+                # them, and a thousand proposals are written in a third of the time.
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(8) as pool:
+                    list(pool.map(lambda file: self._put(*file), rest))
+            else:
+                for relpath, data, expected in rest:
+                    self._put(relpath, data, expected)
+            memory_paths = [loaded.memory.path for loaded, _ in notes]
             if memory_paths:
                 self.index.sync_paths(memory_paths)
+            written = {relpath: data for relpath, data, _ in files}
             return self.commit([*memory_paths, *written], message, written)
         except KeyboardInterrupt:
             self._take_back([path for path, _ in fresh])
