@@ -700,3 +700,20 @@ def test_replace_ends_the_new_text_with_a_newline_even_in_a_file_written_without
     # A change of its keys alone leaves the person's text as they wrote it.
     assert cli(*v, "pin", "handmade02").code == 0
     assert (vault_dir / "other.md").read_bytes().endswith(b"---\nas is")
+
+
+def test_ctrl_c_as_the_command_closes_the_vault_is_one_line_not_a_traceback(
+    vault_dir, cli, monkeypatch
+):
+    from memoryctl.storage.vault import Vault
+
+    close = Vault.close
+
+    def interrupted(self):
+        close(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Vault, "close", interrupted)
+    result = cli("--vault", str(vault_dir), "list")
+    assert result.code == 130
+    assert result.err.splitlines()[-1] == "interrupted"
