@@ -360,8 +360,8 @@ def _set_pinned(vault: Vault, ref: str, pinned: bool) -> Memory:
     memory = vault.resolve(ref)
     loaded = vault.load(memory)
     if loaded.memory.pinned == pinned:
-        state = "pinned" if pinned else "not pinned"
-        raise VaultError(f"{memory.id} ({memory.title}) is already {state}")
+        state = "already pinned" if pinned else "not pinned"
+        raise VaultError(f"{memory.id} ({memory.title}) is {state}")
     if pinned and not can_pin(loaded.memory):
         raise NotPinnable(loaded.memory)
     if pinned:

@@ -717,3 +717,15 @@ def test_ctrl_c_as_the_command_closes_the_vault_is_one_line_not_a_traceback(
     result = cli("--vault", str(vault_dir), "list")
     assert result.code == 130
     assert result.err.splitlines()[-1] == "interrupted"
+
+
+def test_an_empty_vault_says_it_has_no_memories_yet_and_how_to_add_one(vault_dir, cli):
+    v = ("--vault", str(vault_dir))
+    empty = cli(*v, "list")
+    assert empty.code == 0 and empty.out == ""
+    assert empty.err.splitlines()[-1] == "No memories yet: add one with memoryctl add TEXT."
+    memory_id = cli(*v, "add", "Tea after lunch").out.strip()
+    assert cli(*v, "list", "--kind", "plan").err.splitlines()[-1] == "No memories match."
+    unpinned = cli(*v, "unpin", memory_id)
+    assert unpinned.code == 1
+    assert unpinned.err == f"memoryctl: {memory_id} (Tea after lunch) is not pinned\n"

@@ -353,7 +353,10 @@ def _print_memories(vault, memories: list[Memory], args: argparse.Namespace) -> 
         for problem in memory.problems:
             say(f"      problem: {memory.path}: {problem}")
     if not memories:
-        note("No memories match.")
+        if vault.index.count() == 0:
+            note("No memories yet: add one with memoryctl add TEXT.")
+        else:
+            note("No memories match.")
 
 
 def cmd_search(args: argparse.Namespace) -> None:
