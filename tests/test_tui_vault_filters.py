@@ -261,3 +261,22 @@ async def test_esc_with_no_filter_typed_says_so_and_the_help_lists_it_off(vault:
         rows, off = await help_rows_now(pilot)
         assert ("esc", "Clear filter", "Clear the filter and go back to the list") in rows
         assert not off
+
+
+@pytest.mark.parametrize(
+    ("facet", "value"),
+    [("status", "needs_review"), ("kind", "preference"), ("kind", "correction"), ("pinned", "no")],
+)
+async def test_a_chosen_status_or_kind_shows_whole_at_80_by_24(
+    vault: Vault, facet: str, value: str
+) -> None:
+    from textual.widgets._select import SelectCurrent
+
+    app = make_app(vault, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await choose(pilot, facet, value)
+        await pilot.pause()
+        select = pilot.app.screen.query_one(f"#facet-{facet}", Select)
+        label = select.query_one(SelectCurrent).query_one("#label")
+        shown = dict((v, words) for words, v in select._options)[value]
+        assert label.size.width >= len(str(shown)), (label.size, shown)

@@ -32,6 +32,8 @@ class FacetBar(Horizontal):
         &.-shown { display: block; }
         /* One line of compact Selects: at 80×24 the list keeps its rows. */
         Select { width: 1fr; margin: 0 1 0 0; }
+        /* Wide enough for "needs_review" whole; the rest share what is left. */
+        #facet-status { width: 17; }
     }
     """
 
