@@ -729,3 +729,17 @@ def test_an_empty_vault_says_it_has_no_memories_yet_and_how_to_add_one(vault_dir
     unpinned = cli(*v, "unpin", memory_id)
     assert unpinned.code == 1
     assert unpinned.err == f"memoryctl: {memory_id} (Tea after lunch) is not pinned\n"
+
+
+def test_show_of_a_file_with_broken_frontmatter_prints_the_file_as_it_is(vault_dir, cli):
+    """The list marks it `!`; `show` names the problem and prints the file, every line,
+    so that the person can see what to mend (as the TUI shows it)."""
+    text = "---\nid: brokenbrok\ntitle: [unclosed\n---\nThe body as written.\n"
+    (vault_dir / "memories").mkdir(exist_ok=True)
+    (vault_dir / "memories" / "broken.md").write_text(text)
+    shown = cli("--vault", str(vault_dir), "show", "memories/broken.md")
+    assert shown.code == 0
+    assert "error: malformed YAML frontmatter" in shown.out
+    assert shown.out.endswith("\n" + text)
+    data = cli("--vault", str(vault_dir), "show", "memories/broken.md", "--json").json()
+    assert data["raw"] == text

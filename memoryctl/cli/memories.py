@@ -277,8 +277,12 @@ def cmd_show(args: argparse.Namespace) -> None:
     memory = vault.resolve(args.id)
     now = now_lines(vault.index, [memory])[memory.id]
     reach = reach_report(vault, memory.id) if memory.deprecates else None
+    # A file that cannot be read as a memory is shown as it is, to be mended.
+    raw = vault.read_text(memory) if memory.broken else None
     if args.json:
         data = {**memory.as_json(), "now": _now_json(now)}
+        if raw is not None:
+            data["raw"] = raw
         if reach is not None:
             data["reach"] = {
                 "active": reach.inactive is None,
@@ -323,6 +327,9 @@ def cmd_show(args: argparse.Namespace) -> None:
     for problem in memory.problems:
         say(f"problem: {problem}")
     say()
+    if raw is not None:
+        say(raw.removesuffix("\n"))
+        return
     say(render_with_now(memory, now))
 
 
