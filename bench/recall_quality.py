@@ -20,6 +20,8 @@ Data sets:
   those languages and questions in the same language; written for this benchmark), with
   a third baseline beside the two: FTS5's `trigram` tokenizer, asked the OR of the
   question's three-character strings (so it cannot find a word of two characters);
+- the Thai, Lao, Khmer and Burmese set in `bench/data/southeast_asian.json` (the same
+  kind of facts and questions, written for this benchmark), with the same baselines;
 - Letta's core-memory-update set, read where it lies (`../shared/data/
   letta-core-memory-update/` beside the project, or `$MEMORYCTL_LETTA_DIR`), at vault
   sizes of 10, 100 and 2,000 facts. Without the folder the set is skipped, and said so.
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -52,6 +55,7 @@ from memoryctl.storage.vault import Vault
 ROOT = Path(__file__).resolve().parents[1]
 CONVERSATIONS = ROOT / "bench" / "data" / "conversations.json"
 CJK = ROOT / "bench" / "data" / "cjk.json"
+SOUTHEAST_ASIAN = ROOT / "bench" / "data" / "southeast_asian.json"
 LETTA_DIR = ROOT.parent / "shared" / "data" / "letta-core-memory-update"
 LETTA_SIZES = (10, 100, 2000)
 # The 100,000-memory vault is built only when asked for that many.
@@ -128,13 +132,22 @@ def conversations() -> Corpus:
     return Corpus("conversations", notes, cases)
 
 
-def cjk() -> Corpus:
-    data = json.loads(CJK.read_text(encoding="utf-8"))
+def unspaced(name: str, path: Path) -> Corpus:
+    """A set of memories and questions in languages written without spaces."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     notes = tuple(Note(m["id"], m["body"], m["created"]) for m in data["memories"])
     cases = tuple(
         Case(q["question"], q["kind"], frozenset(q["answers"])) for q in data["questions"]
     )
-    return Corpus("cjk", notes, cases)
+    return Corpus(name, notes, cases)
+
+
+def unspaced_sets() -> list[tuple[str, Corpus]]:
+    """Each set written without spaces, with the label its figures are logged under."""
+    return [
+        ("Chinese, Japanese, Korean", unspaced("cjk", CJK)),
+        ("Thai, Lao, Khmer, Burmese", unspaced("southeast_asian", SOUTHEAST_ASIAN)),
+    ]
 
 
 def _half(question_id: str) -> str:
@@ -277,6 +290,9 @@ def baseline_ranks(
     db: sqlite3.Connection, question: str, *, trigrams: bool = False
 ) -> dict[str, int]:
     words = list(dict.fromkeys(t for t in tokens(question) if t not in STOPWORDS))
+    # Split as `unicode61` splits (at a mark: a Thai vowel sign ends its term there),
+    # which `tokens` does not for the scripts the index keeps whole.
+    words = list(dict.fromkeys(part for word in words for part in _UNICODE61.findall(word)))
     if trigrams:
         words = list(dict.fromkeys(w[i : i + 3] for w in words for i in range(len(w) - 2)))
     if not words:
@@ -288,6 +304,7 @@ def baseline_ranks(
     return {mid: rank for rank, (mid,) in enumerate(rows, 1)}
 
 
+_UNICODE61 = re.compile(r"[^\W_]+")
 BASELINES = {"bm25_naive": "unicode61", "bm25_porter": "porter unicode61"}
 # Only beside the Chinese, Japanese and Korean set: what a side table of trigrams finds.
 TRIGRAM = {"bm25_trigram": "trigram"}
@@ -380,16 +397,19 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         "targets": {
             "conversations_recall@20": 80,
             "cjk_recall@20": 80,
+            "southeast_asian_recall@20": 80,
             "letta_recall@20_every_size": 99,
         },
     }
     conv = ask_in_fresh_vaults(workdir, "conversations", [chats]).figures()
     _log_line(f"conversations ({len(chats.notes)} memories)", conv)
     figures["conversations"] = {str(len(chats.notes)): conv}
-    words = cjk()
-    unspaced = ask_in_fresh_vaults(workdir, "cjk", [words], BASELINES | TRIGRAM).figures()
-    _log_line(f"Chinese, Japanese, Korean ({len(words.notes)} memories)", unspaced)
-    figures["cjk"] = {str(len(words.notes)): unspaced}
+    written = []
+    for label, words in unspaced_sets():
+        found = ask_in_fresh_vaults(workdir, words.name, [words], BASELINES | TRIGRAM).figures()
+        _log_line(f"{label} ({len(words.notes)} memories)", found)
+        figures[words.name] = {str(len(words.notes)): found}
+        written.append(words)
 
     sets = letta_sets()
     if sets is None:
@@ -413,9 +433,9 @@ def run(n: int, workdir: Path) -> dict[str, object]:
         figures["letta"] = letta
 
     if n >= LARGE:
-        large = _large_vault(workdir, n, chats, words, sets)
-        figures["conversations"][str(n)] = large["conversations"]  # type: ignore[index]
-        figures["cjk"][str(n)] = large["cjk"]  # type: ignore[index]
+        large = _large_vault(workdir, n, chats, written, sets)
+        for corpus in (chats, *written):
+            figures[corpus.name][str(n)] = large[corpus.name]  # type: ignore[index]
         if sets is not None:
             figures["letta"][str(n)] = large["letta"]  # type: ignore[index]
     figures["seconds"] = round(time.perf_counter() - started, 1)
@@ -423,24 +443,29 @@ def run(n: int, workdir: Path) -> dict[str, object]:
 
 
 def _large_vault(
-    workdir: Path, n: int, chats: Corpus, words: Corpus, sets: list[Corpus] | None
+    workdir: Path,
+    n: int,
+    chats: Corpus,
+    written: Sequence[Corpus],
+    sets: list[Corpus] | None,
 ) -> dict[str, dict[str, object]]:
     """Every set in one vault filled with synthetic memories up to `n`."""
     facts = merged("letta", sets) if sets else Corpus("letta", (), ())
-    filler = n - len(chats.notes) - len(words.notes) - len(facts.notes)
+    filler = n - sum(len(c.notes) for c in (chats, *written, facts))
     info = synth_vault(workdir, f"recall-large-{n}", SynthSpec(n=filler))
     (info.root / "memoryctl.toml").write_text(CONFIG, encoding="utf-8")
     write_notes(info.root, chats.notes, "chats")
-    write_notes(info.root, words.notes, "cjk")
+    for words in written:
+        write_notes(info.root, words.notes, words.name)
     write_notes(info.root, facts.notes, "facts")
     fresh_cache(workdir, f"recall-large-{n}")
     vault = Vault(info.root)
     result: dict[str, dict[str, object]] = {}
     try:
-        for corpus in (chats, words, facts):
+        for corpus in (chats, *written, facts):
             if not corpus.cases:
                 continue
-            one = Run.new(BASELINES | TRIGRAM if corpus is words else BASELINES)
+            one = Run.new(BASELINES | TRIGRAM if corpus in written else BASELINES)
             one.ask(vault, corpus)
             result[corpus.name] = one.figures()
             _log_line(f"{corpus.name} at {n}", result[corpus.name])
