@@ -69,6 +69,9 @@ _STOPWORD_TEXT = """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# A run (apart from the text around it) is one term, marks and all: a Thai vowel sign or
+# tone mark is not a letter to `re`, and would split its word.
+_RUN_OR_TOKEN = re.compile(f"{character_pairs.RUN.pattern}|{_TOKEN.pattern}")
 
 
 def tokens(text: str) -> list[str]:
@@ -77,15 +80,15 @@ def tokens(text: str) -> list[str]:
     SQLite's `unicode61 remove_diacritics 2` strips the accents of Latin letters only
     ("café" is "cafe", "phở" is "pho"; Greek "μένει", Cyrillic "й" and "ǿ" keep
     theirs), and drops a combining accent that stands alone, so the same is done here:
-    otherwise a Greek or Russian word could never find itself. A run of Chinese, Japanese
-    or Korean characters is a term of its own, apart from the letters around it
-    (`character_pairs`).
+    otherwise a Greek or Russian word could never find itself. A run of Chinese, Japanese,
+    Korean, Thai, Lao, Khmer or Burmese characters is a term of its own, apart from the
+    letters around it, with its vowel signs and tone marks (`character_pairs`).
     """
     folded = fold(text)
     if folded.isascii():
         return _TOKEN.findall(folded)
     plain = "".join(_plain(char) for char in character_pairs.widths_folded(folded))
-    return _TOKEN.findall(character_pairs.runs_apart(plain))
+    return _RUN_OR_TOKEN.findall(character_pairs.runs_apart(plain))
 
 
 @lru_cache(maxsize=8192)
@@ -116,7 +119,7 @@ def _quote(term: str) -> str:
         return quoted if quoted.endswith("*") else quoted + "*"
     if character_pairs.is_run(term):
         grams = '"' + " ".join(character_pairs.pairs(term)) + '"'
-        return grams + "*" if len(term) == 1 else grams
+        return grams + "*" if len(character_pairs.characters(term)) == 1 else grams
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -230,8 +233,11 @@ def plan(
 def _words_in(term: str) -> int:
     """How many words a term counts as: a run of Chinese, Japanese or Korean as many as
     its pairs of characters (most of their words are one or two characters long, so a
-    run of six or more is a sentence rather than a name)."""
-    return len(_pairs_of(term))
+    run of six or more is a sentence rather than a name); a run of Thai, Lao, Khmer or
+    Burmese one for every three pairs of its letters (their words are longer: "ข้าวผัด",
+    fried rice, is five letters)."""
+    pairs = len(_pairs_of(term))
+    return -(-pairs // 3) if character_pairs.is_marked_run(term) else pairs
 
 
 def _pairs_of(term: str) -> list[str]:

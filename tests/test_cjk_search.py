@@ -106,11 +106,26 @@ def test_latin_text_is_given_to_the_index_exactly_as_before():
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_text_without_chinese_japanese_or_korean_is_indexed_unchanged(text: str) -> None:
+    """Nor Thai, Lao, Khmer or Burmese: text without any script written without spaces
+    reaches the index as it is, and the index splits it into the terms it always did."""
     kept = "".join(
         c for c in text if not character_pairs.is_run(c) and not character_pairs.is_width_form(c)
     )
     assert character_pairs.indexed(kept) == kept
     assert character_pairs.runs_apart(kept) == kept
+    assert _terms(FTS_DDL[0], kept) == _terms(_PLAIN_FTS, kept)
+
+
+# The full-text table as it was before Thai, Lao, Khmer and Burmese were indexed.
+_PLAIN_FTS = FTS_DDL[0].split("tokenize=")[0] + "tokenize='unicode61 remove_diacritics 2')"
+
+
+def _terms(ddl: str, text: str) -> list[tuple[str, str, int]]:
+    db = sqlite3.connect(":memory:")
+    db.execute(ddl)
+    db.execute("CREATE VIRTUAL TABLE terms USING fts5vocab(note_fts, 'instance')")
+    db.execute("INSERT INTO note_fts(rowid, title, body) VALUES (1, '', ?)", (text,))
+    return db.execute("SELECT term, col, offset FROM terms").fetchall()
 
 
 def test_full_and_half_width_forms_find_each_other(vault_dir, cli):

@@ -555,6 +555,22 @@ async def test_an_agent_recalls_a_chinese_memory_by_a_word_inside_it(served):
         assert "发布流程" in text_of(found)
 
 
+async def test_an_agent_recalls_thai_lao_khmer_and_burmese_memories_by_a_word_inside(served):
+    memories = {
+        "ข้าวผัด": "ทีมของเราไปกินข้าวผัดกุ้งทุกวันศุกร์",
+        "ເຂົ້າໜຽວ": "ທີມຂອງພວກເຮົາກິນເຂົ້າໜຽວທຸກວັນສຸກ",
+        "បាយឆា": "ក្រុមរបស់យើងញ៉ាំបាយឆារៀងរាល់ថ្ងៃសុក្រ",
+        "မန္တလေး": "ကျွန်တော်တို့အဖွဲ့ဟာမန္တလေးမှာရုံးရှိတယ်",
+    }
+    async with connect(served.url, served.token) as client:
+        for body in memories.values():
+            await client.call_tool("remember", {"body": body})
+        for word, body in memories.items():
+            found = await client.call_tool("recall", {"query": word})
+            assert found.structured_content["count"] == 1, text_of(found)
+            assert body in text_of(found)
+
+
 async def test_an_agent_cannot_overwrite_a_memory_or_pick_its_file(served):
     identity = served.vault / "memories" / "work" / "identity.md"
     before = identity.read_bytes()

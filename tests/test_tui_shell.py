@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
@@ -206,6 +207,29 @@ async def test_typing_a_chinese_word_in_the_filter_finds_the_memory_it_is_inside
         assert [row for row in rows(screen) if "早上的习惯" in row]
         await pilot.press("啡")
         screen = await ready(pilot)
+        assert screen.query_one(MemoryList).border_title == "1 of 46 memories"
+
+
+async def test_a_thai_word_in_the_filter_finds_the_memory_it_is_inside(
+    vault_path: Path, open_vault: Callable[[Path], Vault]
+) -> None:
+    # "I really like eating shrimp fried rice": ข้าวผัด (fried rice) is written inside it.
+    (vault_path / "memories" / "rice.md").write_text(
+        "---\nid: rice000001\ntitle: อาหารที่ชอบ\ncreated: 2026-11-30T09:00:00Z\n---\n\n"
+        "ฉันชอบกินข้าวผัดกุ้งมาก\n",
+        encoding="utf-8",
+    )
+    app = make_app(open_vault(vault_path), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("slash")
+        # Pasted: the test's key presses cannot carry a tone mark.
+        app.screen.query_one(Input).post_message(events.Paste("ข้าว"))
+        screen = await ready(pilot)
+        assert [row for row in rows(screen) if "อาหารที่ชอบ" in row]
+        await pilot.press("ผ")  # typing on: the next letter, before its vowel sign
+        screen = await ready(pilot)
+        assert screen.query_one(Input).value == "ข้าวผ"
         assert screen.query_one(MemoryList).border_title == "1 of 46 memories"
 
 

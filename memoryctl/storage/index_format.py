@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from memoryctl.character_pairs import MARKS
+
 # Bump when a table, a column or the meaning of a stored value changes: an index with
 # another version is rebuilt from the vault.
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 19
 
 
 def source_ref(table: str = "") -> str:
@@ -56,10 +58,16 @@ TYPED_FACT = "subject IS NOT NULL AND predicate IS NOT NULL AND value IS NOT NUL
 # read from the index alone.
 NEWEST_FIRST = "created DESC, mtime_ns DESC, mid"
 
+# The full-text tokenizer: `unicode61`, with the accents of Latin letters removed, and
+# the vowel signs and tone marks of Thai, Lao, Khmer and Burmese kept inside a term (it
+# would end a term at each), so the pairs of their letters that the index is given
+# (`character_pairs`) are its terms. Other text is split as `unicode61` splits it.
+TOKENIZER = f"unicode61 remove_diacritics 2 tokenchars '{MARKS}'"
+
 # Created after sqlmodel's tables.
 FTS_DDL = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5("
-    "title, body, content='', tokenize='unicode61 remove_diacritics 2', "
+    f"title, body, content='', tokenize=\"{TOKENIZER}\", "
     f"prefix='{' '.join(str(n) for n in PREFIX_LENGTHS)}')",
     # The vault list's order, read from the index alone (no sort) on every filter.
     f"CREATE INDEX IF NOT EXISTS ix_notes_newest ON notes({NEWEST_FIRST})",
