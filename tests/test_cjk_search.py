@@ -5,10 +5,10 @@ searched as it always was."""
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from search_support import add, assert_found_inside, searched
 
 from memoryctl import character_pairs, search_query
 from memoryctl.context import context_bundle
@@ -21,16 +21,6 @@ COFFEE = "我每天早上喝咖啡，不加糖。"
 KOHI = "毎朝コーヒーを飲む。ミルクは入れない。"
 KEOPI = "나는 매일 아침 커피를 두 잔 마신다."
 BERLIN = "I moved to Berlin in May. 我在Berlin的一家公司工作。"
-
-
-def add(cli, vault_dir: Path, text: str) -> str:
-    return cli("--vault", str(vault_dir), "add", text).out.strip()
-
-
-def searched(cli, vault_dir: Path, query: str) -> list[str]:
-    found = cli("--vault", str(vault_dir), "search", query, "--json")
-    assert found.code == 0, found.err
-    return [m["id"] for m in found.json()]
 
 
 def test_search_finds_a_word_inside_a_chinese_japanese_or_korean_sentence(vault_dir, cli):
@@ -160,26 +150,6 @@ _AROUND = st.sampled_from(["", " ", "Berlin", "2025年", "、", "。 ok "])
 def test_every_string_inside_a_run_is_found_by_search_and_as_typed(
     before: str, run: str, after: str, data: st.DataObject
 ) -> None:
-    db = sqlite3.connect(":memory:")
-    db.execute(FTS_DDL[0])
-    db.execute(
-        "INSERT INTO note_fts(rowid, title, body) VALUES (1, '', ?)",
-        (fts_body(before + run + after),),
-    )
-    db.execute("INSERT INTO note_fts(rowid, title, body) VALUES (2, '', ?)", (fts_body("無関係"),))
     start = data.draw(st.integers(0, len(run) - 1))
     end = data.draw(st.integers(start + 1, len(run)))
-    inside = run[start:end]
-
-    def found(match: str) -> bool:
-        rows = db.execute("SELECT rowid FROM note_fts WHERE note_fts MATCH ?", (match,))
-        return 1 in {rowid for (rowid,) in rows}
-
-    def frequency(terms):
-        return {t: int(found(search_query.match_term(t))) for t in terms}
-
-    for message in (False, True):
-        plan = search_query.plan(inside, frequency, 2, message=message)
-        assert plan is not None and found(plan.match), (inside, plan)
-    typed = search_query.prefix_query(inside)
-    assert typed is not None and found(typed)
+    assert_found_inside(before + run + after, run[start:end])

@@ -4,16 +4,12 @@ stays with its letter, so a word is told from another that differs only in its m
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from search_support import add, assert_found_inside, searched
 
-from memoryctl import character_pairs, search_query
+from memoryctl import character_pairs
 from memoryctl.context import context_bundle
-from memoryctl.storage.index_format import FTS_DDL
-from memoryctl.storage.parsing import fts_body
 from memoryctl.storage.vault import Vault
 
 # "I really like eating shrimp fried rice."
@@ -26,16 +22,6 @@ LAO = "ຂ້ອຍມັກກິນເຂົ້າໜຽວກັບໄກ່�
 KHMER = "ខ្ញុំចូលចិត្តញ៉ាំបាយឆាជាមួយបង្គា"
 # "My mother lives in Mandalay."
 BURMESE = "အမေကမန္တလေးမြို့မှာနေတယ်"
-
-
-def add(cli, vault_dir: Path, text: str) -> str:
-    return cli("--vault", str(vault_dir), "add", text).out.strip()
-
-
-def searched(cli, vault_dir: Path, query: str) -> list[str]:
-    found = cli("--vault", str(vault_dir), "search", query, "--json")
-    assert found.code == 0, found.err
-    return [m["id"] for m in found.json()]
 
 
 def test_search_finds_a_word_inside_thai_lao_khmer_and_burmese_text(vault_dir, cli):
@@ -108,27 +94,6 @@ _AROUND = st.sampled_from(["", " ", "Berlin", "2025", "、", " ok. "])
 def test_every_string_of_whole_letters_inside_a_run_is_found(
     before: str, clusters: list[str], after: str, data: st.DataObject
 ) -> None:
-    db = sqlite3.connect(":memory:")
-    db.execute(FTS_DDL[0])
-    run = "".join(clusters)
-    db.execute(
-        "INSERT INTO note_fts(rowid, title, body) VALUES (1, '', ?)",
-        (fts_body(before + run + after),),
-    )
-    db.execute("INSERT INTO note_fts(rowid, title, body) VALUES (2, '', ?)", (fts_body("無関係"),))
     start = data.draw(st.integers(0, len(clusters) - 1))
     end = data.draw(st.integers(start + 1, len(clusters)))
-    inside = "".join(clusters[start:end])
-
-    def found(match: str) -> bool:
-        rows = db.execute("SELECT rowid FROM note_fts WHERE note_fts MATCH ?", (match,))
-        return 1 in {rowid for (rowid,) in rows}
-
-    def frequency(terms):
-        return {t: int(found(search_query.match_term(t))) for t in terms}
-
-    for message in (False, True):
-        plan = search_query.plan(inside, frequency, 2, message=message)
-        assert plan is not None and found(plan.match), (inside, plan)
-    typed = search_query.prefix_query(inside)
-    assert typed is not None and found(typed)
+    assert_found_inside(before + "".join(clusters) + after, "".join(clusters[start:end]))
