@@ -26,7 +26,7 @@ Data sets:
   letta-core-memory-update/` beside the project, or `$MEMORYCTL_LETTA_DIR`), at vault
   sizes of 10, 100 and 2,000 facts. Without the folder the set is skipped, and said so.
 
-With `--n` of 100,000 or more, both sets are also asked in one vault filled up to N
+With `--n` of 100,000 or more, every set is also asked in one vault filled up to N
 memories with synthetic ones from `bench/synthvault.py`.
 
     python -m bench.recall_quality --n 1000
