@@ -136,9 +136,10 @@ def phrase(text: str) -> str | None:
     """An FTS5 phrase that finds every memory that might contain this exact string.
 
     None when no phrase can promise that, so the caller scans instead. SQLite's
-    unicode61 tokenizer strips only Latin diacritics and keeps other combining marks
-    inside a term (Cyrillic й, Greek ί, Devanagari vowel signs), so outside ASCII its
-    terms can differ from `tokens` and a phrase would miss memories that name the string.
+    unicode61 tokenizer strips only Latin diacritics (Cyrillic й and Greek ί keep
+    theirs), ends a term at a vowel sign (Devanagari: नमस्ते is `नमस` and `त`) unless
+    the index keeps it (Thai), and stores runs as pairs, so outside ASCII its terms can
+    differ from the string's and a phrase could miss memories that name the string.
     """
     terms = tokens(text)
     if not terms or not all(term.isascii() for term in terms):
