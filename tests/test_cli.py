@@ -743,3 +743,15 @@ def test_show_of_a_file_with_broken_frontmatter_prints_the_file_as_it_is(vault_d
     assert shown.out.endswith("\n" + text)
     data = cli("--vault", str(vault_dir), "show", "memories/broken.md", "--json").json()
     assert data["raw"] == text
+
+
+def test_memoryctl_with_no_command_is_memoryctl_tui_with_the_options_given(tmp_path):
+    # `memoryctl --vault X` opens the TUI on X, as `memoryctl tui` does (it failed with
+    # an AttributeError: the TUI's own defaults were never read).
+    from memoryctl.cli.maintenance import cmd_tui
+    from memoryctl.cli.parser import parsed
+
+    for argv, vault in (([], None), (["--vault", str(tmp_path)], str(tmp_path))):
+        args = parsed(argv)
+        assert args.func is cmd_tui
+        assert (args.screen, args.path, args.vault) == ("vault", None, vault)

@@ -77,17 +77,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def parsed(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line's arguments; with no command, those of `tui` (every option the
+    command line gave, and the TUI's own defaults)."""
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(words)
+    if args.command is None:
+        args = parser.parse_args([*words, "tui"])
+    return args
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
-        args = parser.parse_args(argv)
+        args = parsed(argv)
     except SystemExit as exit_:  # --help, --version and usage errors
         return int(exit_.code or 0)
-    if args.command is None:
-        from memoryctl.cli.maintenance import cmd_tui
-
-        args.func = cmd_tui
-        args.path = None
     try:
         args.func(args)
         vault = getattr(args, "opened_vault", None)
