@@ -39,6 +39,12 @@ class Devices:
         self.on(device)
         return self.cli("--vault", str(device), *args, stdin=stdin)
 
+    def git(self, device: Path, *args: str) -> str:
+        """git as the person runs it on that device: its sealing filter reads that
+        device's keyring, whenever git looks at a secret memory's file again."""
+        self.on(device)
+        return git(device, *args)
+
     def sync(self, device: Path, *args: str):
         return self.run(device, "sync", *args)
 
@@ -71,7 +77,7 @@ class Devices:
         assert self.sync(self.laptop, "--include-edits").code == 0
         desktop_file = self.path(self.desktop, memory_id)
         desktop_file.write_text(desktop_file.read_text().replace("oat", "rice"))
-        git(self.desktop, "commit", "-q", "-a", "-m", "Rice, not oat")
+        self.git(self.desktop, "commit", "-q", "-a", "-m", "Rice, not oat")
         return memory_id, laptop_file, desktop_file
 
     def remote_objects(self) -> bytes:

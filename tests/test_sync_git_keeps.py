@@ -24,13 +24,13 @@ def test_a_branch_deleted_on_the_remote_is_gone_here_and_no_longer_in_the_way(de
     git(other, "commit", "-q", "-m", "Not a vault")
     git(other, "push", "-q", str(devices.remote), "junk")
     assert devices.sync(devices.desktop).code == 0
-    assert "origin/junk" in git(devices.desktop, "branch", "-r")
+    assert "origin/junk" in devices.git(devices.desktop, "branch", "-r")
     git(devices.remote, "branch", "-D", "junk")
     assert devices.sync(devices.desktop).code == 0
-    assert "origin/junk" not in git(devices.desktop, "branch", "-r")
+    assert "origin/junk" not in devices.git(devices.desktop, "branch", "-r")
     # A new branch of this vault is pushed: the deleted branch no longer says the
     # remote holds something else.
-    git(devices.desktop, "checkout", "-q", "-b", "phone")
+    devices.git(devices.desktop, "checkout", "-q", "-b", "phone")
     devices.add(devices.desktop, "Call the plumber", "--title", "Plumber")
     result = devices.sync(devices.desktop)
     assert result.code == 0, result.err
@@ -48,7 +48,7 @@ def test_a_file_merged_key_by_key_keeps_its_executable_mode(devices):
     memory_id = devices.on_both("Buy oat milk", "Milk")
     relpath = str(devices.path(devices.laptop, memory_id).relative_to(devices.laptop))
     (devices.laptop / relpath).chmod(0o755)
-    git(devices.laptop, "commit", "-q", "-a", "-m", "Copied from the stick")
+    devices.git(devices.laptop, "commit", "-q", "-a", "-m", "Copied from the stick")
     assert devices.sync(devices.laptop).code == 0
     assert devices.sync(devices.desktop).code == 0
     assert mode(devices.desktop, relpath) == "100755"
@@ -61,7 +61,7 @@ def test_a_file_merged_key_by_key_keeps_its_executable_mode(devices):
     merged = (devices.desktop / relpath).read_text()
     assert "pinned: true" in merged and "status: retired" in merged
     assert mode(devices.desktop, relpath) == "100755"
-    assert git(devices.desktop, "status", "--porcelain") == ""
+    assert devices.git(devices.desktop, "status", "--porcelain") == ""
     assert git(devices.remote, "ls-tree", "main", "--", relpath).split()[0] == "100755"
 
 
@@ -79,20 +79,20 @@ def test_a_template_that_says_secret_is_not_sealed_and_merges_as_text(devices):
     )
     (devices.laptop / "templates").mkdir()
     (devices.laptop / TEMPLATE).write_text(TEMPLATE_TEXT.format(text="Write it here."))
-    git(devices.laptop, "add", "-A")
-    git(devices.laptop, "commit", "-q", "-m", "A template for secret notes")
+    devices.git(devices.laptop, "add", "-A")
+    devices.git(devices.laptop, "commit", "-q", "-m", "A template for secret notes")
     secret_id = devices.add(devices.laptop, "The safe's code is 9317", "--visibility", "secret")
     assert devices.sync(devices.laptop).code == 0
     stored = git(devices.remote, "show", f"main:{TEMPLATE}").encode()
     assert not seal.is_sealed(stored) and b"Write it here." in stored
     secret_path = devices.path(devices.laptop, secret_id).relative_to(devices.laptop)
     assert seal.is_sealed(git(devices.remote, "show", f"main:{secret_path}").encode())
-    assert git(devices.laptop, "status", "--porcelain") == ""
+    assert devices.git(devices.laptop, "status", "--porcelain") == ""
     # Both devices change the template's one line: it is the person's text to merge.
     assert devices.sync(devices.desktop).code == 0
     for device, words in ((devices.laptop, "From the laptop."), (devices.desktop, "Desk.")):
         (device / TEMPLATE).write_text(TEMPLATE_TEXT.format(text=words))
-        git(device, "commit", "-q", "-a", "-m", "Template wording")
+        devices.git(device, "commit", "-q", "-a", "-m", "Template wording")
     assert devices.sync(devices.laptop).code == 0
     result = devices.sync(devices.desktop)
     assert result.code == 1

@@ -47,7 +47,7 @@ def test_the_remote_holds_no_secret_plaintext_in_any_object(devices):
     log = git(devices.remote, "log", "-p", "--all")
     assert "sealed: memoryctl-v1" in log and "AXOLOTL" not in log
     # Sealing is deterministic: nothing looks changed after the commit.
-    assert git(devices.laptop, "status", "--porcelain").strip() == ""
+    assert devices.git(devices.laptop, "status", "--porcelain").strip() == ""
 
 
 def test_a_device_without_the_key_sees_the_memory_sealed_never_broken(devices):
@@ -76,7 +76,7 @@ def test_export_and_import_carry_the_key_and_open_the_sealed_memories(devices):
     devices.sync(devices.desktop)
     carry_key(devices)
     assert PLAIN in devices.path(devices.desktop, memory_id).read_text()
-    assert git(devices.desktop, "status", "--porcelain").strip() == ""
+    assert devices.git(devices.desktop, "status", "--porcelain").strip() == ""
     # Both devices can now change the secret memory; the change merges and stays sealed.
     assert devices.run(devices.desktop, "pin", memory_id).code == 0
     assert devices.sync(devices.desktop).code == 0
@@ -166,7 +166,7 @@ def test_memoryctl_seals_its_own_commit_without_starting_the_filter(devices, tmp
     # git looks again at any file changed in the same second as its index was written:
     # these files are a second older than what follows.
     time.sleep(1.1)
-    git(devices.laptop, "status")
+    devices.git(devices.laptop, "status")
     trace = tmp_path / "trace.txt"
     monkeypatch.setenv("GIT_TRACE", str(trace))
     memory_id = devices.add(
@@ -175,7 +175,7 @@ def test_memoryctl_seals_its_own_commit_without_starting_the_filter(devices, tmp
     monkeypatch.delenv("GIT_TRACE")
     assert "gitdriver filter" not in trace.read_text()
     relpath = _relpath(devices, devices.laptop, memory_id)
-    stored = git(devices.laptop, "show", f"HEAD:{relpath}")
+    stored = devices.git(devices.laptop, "show", f"HEAD:{relpath}")
     assert stored.startswith("---\nsealed: ") and "EGRET" not in stored
     # git looks again at the file memoryctl just committed, and at no other.
     status = subprocess.run(
@@ -192,13 +192,15 @@ def test_memoryctl_seals_its_own_commit_without_starting_the_filter(devices, tmp
 def test_a_secret_memory_is_committed_sealed_beside_what_the_person_staged(devices):
     secret(devices)
     (devices.laptop / "mine.txt").write_text("staged by the person\n")
-    git(devices.laptop, "add", "mine.txt")
+    devices.git(devices.laptop, "add", "mine.txt")
     memory_id = devices.add(devices.laptop, "The gate code is 5521-IBIS", "--visibility", "secret")
     relpath = _relpath(devices, devices.laptop, memory_id)
-    assert git(devices.laptop, "show", "--name-only", "--format=", "HEAD").split() == [relpath]
-    assert git(devices.laptop, "diff", "--cached", "--name-only").split() == ["mine.txt"]
-    assert "IBIS" not in git(devices.laptop, "show", f"HEAD:{relpath}")
-    assert git(devices.laptop, "status", "--porcelain").split() == ["A", "mine.txt"]
+    assert devices.git(devices.laptop, "show", "--name-only", "--format=", "HEAD").split() == [
+        relpath
+    ]
+    assert devices.git(devices.laptop, "diff", "--cached", "--name-only").split() == ["mine.txt"]
+    assert "IBIS" not in devices.git(devices.laptop, "show", f"HEAD:{relpath}")
+    assert devices.git(devices.laptop, "status", "--porcelain").split() == ["A", "mine.txt"]
 
 
 def test_a_proposal_about_a_secret_memory_never_names_it_in_the_remotes_log(devices):
